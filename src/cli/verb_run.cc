@@ -1,17 +1,185 @@
-// `opsweep run`: placeholder until its issue lands.
+// `opsweep run`: options and the wiring of the real worker pool, database, clock and terminal.
+// Exit status: 0 when every planned job has a record (whatever its status), 1 when the run failed
+// (a worker could not start, a registry could not be loaded, the database refused, the restart
+// cap), 2 for a bad option, 130 when interrupted (SIGINT or SIGTERM; finished results are kept).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/run_setup.h"
 #include "cli/verbs.h"
+#include "core/plan.h"
+#include "exec/clock.h"
+#include "exec/posix_worker_pool.h"
+#include "exec/result_store.h"
+#include "exec/run_session.h"
+#include "exec/supervisor.h"
+#include "exec/terminal.h"
+#include "store/results_db.h"
 
 namespace opsweep::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+struct RunOptions {
+  std::vector<std::string> cases;
+  std::vector<std::string> paths;
+  std::vector<std::string> only;
+  std::vector<std::string> groups;
+  int jobs = 0;
+  double timeout_s = 600;
+  double startup_timeout_s = 120;
+  std::string db = ".opsweep/results.db";
+  std::string shard;
+  std::string python;
+  long long memory_limit_mb = 0;
+  int max_restarts = 50;
+  bool retry_failed = false;
+};
+
+int Error(int code, const std::string& message) {
+  std::string line = message;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  fmt::print(stderr, "opsweep run: error: {}\n", line);
+  return code;
+}
+
+// The command line as a JSON list, for runs.argv.
+std::string ArgvJson() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json list = nlohmann::json::array();
+  size_t start = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] == '\0') {
+      list.push_back(all.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int Run(const RunOptions& o) {
+  // Options first: a bad one costs nothing.
+  PlanRequest plan;
+  std::string err;
+  if (!o.shard.empty() && !ParseShard(o.shard, &plan.shard, &err)) return Error(kExitUsage, err);
+  for (const auto& p : o.paths) {
+    if (p.empty()) return Error(kExitUsage, "--paths: empty path name");
+    if (std::find(plan.paths.begin(), plan.paths.end(), p) == plan.paths.end()) plan.paths.push_back(p);
+  }
+  plan.only = o.only;
+  plan.groups = o.groups;
+  for (const auto& g : plan.groups) {
+    if (g.empty()) return Error(kExitUsage, "--groups: empty group name");
+  }
+  int cores = AvailableCores();
+  int workers = o.jobs > 0 ? o.jobs : cores;
+  int threads = std::max(1, cores / workers);
+
+  std::string python = ResolvePython(o.python);
+  std::vector<std::string> registries;
+  if (o.cases.empty()) {
+    if (!BundledRegistries(python, &registries, &err)) return Error(kExitFailed, err);
+  } else {
+    for (const auto& c : o.cases) {
+      std::error_code ec;
+      if (!fs::is_regular_file(c, ec)) return Error(kExitUsage, fmt::format("--cases {}: no such file", c));
+      registries.push_back(fs::absolute(c).lexically_normal().string());
+    }
+  }
+
+  // The database (its directory is created) before any worker starts: a refused file costs nothing.
+  fs::path db_path = fs::absolute(o.db).lexically_normal();
+  std::error_code ec;
+  fs::create_directories(db_path.parent_path(), ec);
+  if (ec) return Error(kExitFailed, fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message()));
+  ResultsDb db;
+  if (!db.Open(db_path.string(), OpenMode::read_write_create, &err)) return Error(kExitFailed, err);
+
+  long long memory_limit = o.memory_limit_mb > 0 ? o.memory_limit_mb * 1024 * 1024
+                                                 : static_cast<long long>(0.75 * static_cast<double>(TotalMemoryBytes()) / workers);
+
+  WorkerCommand command;
+  command.program = WorkerProgram(python);
+  command.registries = registries;
+  command.threads = threads;
+  command.log_dir = (db_path.parent_path() / "logs").string();
+  command.env = {{"OMP_NUM_THREADS", std::to_string(threads)},
+                 {"MKL_NUM_THREADS", std::to_string(threads)},
+                 {"TORCHINDUCTOR_CACHE_DIR", (db_path.parent_path() / "inductor-cache").string()},
+                 {"PYTHONUNBUFFERED", "1"}};
+
+  SupervisorOptions sup;
+  sup.job_timeout_s = o.timeout_s;
+  sup.startup_timeout_s = o.startup_timeout_s;
+  sup.memory_limit_bytes = memory_limit;
+  sup.max_restarts = o.max_restarts;
+
+  SystemClock clock;
+  StderrTerminal terminal;
+  PosixWorkerPool pool(command, workers);
+  Supervisor supervisor(&pool, &clock, sup);
+  DbResultStore store(&db);
+  RunSession session(&supervisor, &store, &clock, &terminal);
+
+  RunRequest request;
+  request.plan = plan;
+  request.retry = o.retry_failed ? RetryFailed::yes : RetryFailed::no;
+  request.argv_json = ArgvJson();
+  request.registries_json = nlohmann::json(registries).dump();
+  request.setup_note = fmt::format("up to {} worker{} x {} thread{}, timeout {:g} s, memory limit {} MiB per worker",
+                                   workers, workers == 1 ? "" : "s", threads, threads == 1 ? "" : "s", o.timeout_s,
+                                   memory_limit / (1024 * 1024));
+  RunSummary summary;
+  RunEnd end = session.Execute(request, &summary, &err);
+  switch (end) {
+    case RunEnd::completed: return 0;
+    case RunEnd::interrupted: return kExitInterrupted;
+    case RunEnd::failed: return Error(kExitFailed, err);
+  }
+  return kExitFailed;
+}
+
+}  // namespace
+
 void RegisterRun(CLI::App& app, int* status) {
-  auto* cmd = app.add_subcommand("run", "(not implemented yet)");
-  cmd->callback([status] {
-    fmt::print(stderr, "opsweep run: not implemented yet\n");
-    *status = 2;
-  });
+  auto opts = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Probe every case through every path, in warm workers, into the results database");
+  cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
+  cmd->add_option("--paths", opts->paths, "Capture paths, comma-separated (default: every path the worker offers)")
+      ->delimiter(',');
+  cmd->add_option("--only", opts->only, "Only cases whose name is or starts with this (repeatable)");
+  cmd->add_option("--groups", opts->groups, "Only cases in these groups or below them (repeatable, comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("-j,--jobs", opts->jobs, "Workers (default: one per core)")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", opts->timeout_s, "Seconds a job may take before its worker is killed (default 600)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--startup-timeout", opts->startup_timeout_s,
+                  "Seconds a worker may take to say hello and list its cases (default 120)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--db", opts->db, "Results database (default .opsweep/results.db; logs/ and inductor-cache/ go beside it)");
+  cmd->add_option("--shard", opts->shard, "Run only shard I of N (1-based), e.g. 2/8");
+  cmd->add_option("--python", opts->python, "Python for the workers (default $OPSWEEP_PYTHON, else the one beside opsweep, else python3)");
+  cmd->add_option("--memory-limit", opts->memory_limit_mb, "MiB per worker process group (default 75% of RAM / workers)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-restarts", opts->max_restarts, "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--retry-failed", opts->retry_failed, "Re-run stored crash/timeout results even after their retry");
+  cmd->footer(
+      "Environment: OPSWEEP_PYTHON (the workers' Python), OPSWEEP_WORKER_CMD (replaces 'PYTHON -m opsweep.worker', "
+      "split on whitespace; for fake workers in tests and benchmarks).");
+  cmd->callback([opts, status] { *status = Run(*opts); });
 }
 
 }  // namespace opsweep::cli

@@ -1,0 +1,151 @@
+"""Coverage: which public callables of the surveyed library have no case.
+
+`python -m opsweep.coverage --library kornia --registry FILE ... [--depth 2]` prints one JSON object
+on stdout (the `opsweep coverage` verb formats it). What counts as public is fixed here, so the
+share is reproducible:
+
+* the library's packages down to `--depth` levels (`kornia.geometry` is depth 1,
+  `kornia.geometry.camera` depth 2), skipping any private (`_`-prefixed) package;
+* in each package, the names of its `__all__`, or when it has none, its public namespace;
+* callables defined inside the library (functions and classes), de-duplicated by identity: a
+  function re-exported in three packages is one callable, named by its shortest public path;
+* not exceptions, enums, abstract classes, or classes whose name ends in "Base" / "Base2D" /
+  "Base3D" (bases are surveyed through their subclasses).
+
+A callable is covered when a case targets it: the case's target itself, the class of a module
+instance, or the object a wrapper names in its `__opsweep_target__` attribute. A case with `skip`
+covers its target too, with that reason shown. A registry may also list callables it deliberately
+leaves out: `NOT_SURVEYED = {"kornia.io.load_image": "reads a file; not a tensor operator", ...}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import importlib
+import inspect
+import json
+import pkgutil
+import sys
+import warnings
+from typing import Any
+
+from opsweep.registry import load_registries, load_not_surveyed
+
+
+def _is_public_callable(obj: Any, library: str) -> bool:
+    if obj is None or inspect.ismodule(obj) or not callable(obj):
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    if module != library and not module.startswith(library + "."):
+        return False
+    if inspect.isclass(obj):
+        if issubclass(obj, (BaseException, enum.Enum)):
+            return False
+        if inspect.isabstract(obj) or obj.__name__.endswith(("Base", "Base2D", "Base3D")):
+            return False
+    return True
+
+
+def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]:
+    """id(obj) -> (obj, shortest public dotted name)."""
+    root = importlib.import_module(library)
+    packages = [library]
+    for info in pkgutil.walk_packages(root.__path__, library + "."):
+        parts = info.name.split(".")[1:]
+        if not info.ispkg or len(parts) > depth or any(p.startswith("_") for p in parts):
+            continue
+        packages.append(info.name)
+    found: dict[int, tuple[Any, str]] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for pkg_name in sorted(packages):
+            try:
+                pkg = importlib.import_module(pkg_name)
+            except Exception:  # a package that cannot import has no callable we can survey
+                continue
+            names = getattr(pkg, "__all__", None)
+            if names is None:
+                names = [n for n in vars(pkg) if not n.startswith("_")]
+            for n in names:
+                obj = getattr(pkg, n, None)
+                if not _is_public_callable(obj, library):
+                    continue
+                dotted = f"{pkg_name}.{n}"
+                prev = found.get(id(obj))
+                if prev is None or (dotted.count("."), dotted) < (prev[1].count("."), prev[1]):
+                    found[id(obj)] = (obj, dotted)
+    return found
+
+
+def surveyed_objects(cases) -> dict[int, list[Any]]:
+    """id(obj) -> cases that survey obj."""
+    out: dict[int, list[Any]] = {}
+    for c in cases:
+        t = c.target
+        candidates = [t]
+        named = getattr(t, "__opsweep_target__", None)
+        if named is not None:
+            candidates.append(named)
+        if not inspect.isclass(t) and not inspect.isfunction(t) and not inspect.isbuiltin(t):
+            candidates.append(type(t))
+        for obj in candidates:
+            out.setdefault(id(obj), []).append(c)
+    return out
+
+
+def coverage_report(library: str, registries: list[str], depth: int = 2) -> dict:
+    cases = load_registries(registries)
+    excluded = load_not_surveyed(registries)
+    public = public_callables(library, depth)
+    surveyed = surveyed_objects(cases)
+    covered, skipped, missing, listed = [], [], [], []
+    for key, (obj, dotted) in sorted(public.items(), key=lambda kv: kv[1][1]):
+        hits = surveyed.get(key, [])
+        if hits:
+            probing = [c for c in hits if c.skip is None]
+            if probing:
+                covered.append({"name": dotted, "cases": len(probing)})
+            else:
+                skipped.append({"name": dotted, "reason": hits[0].skip})
+        elif dotted in excluded:
+            listed.append({"name": dotted, "reason": excluded[dotted]})
+        else:
+            missing.append({"name": dotted, "kind": "class" if inspect.isclass(obj) else "function"})
+    total = len(public)
+    return {
+        "library": library,
+        "depth": depth,
+        "total": total,
+        "covered": len(covered),
+        "skipped": skipped,
+        "not_surveyed": listed,
+        "missing": missing,
+        "share": len(covered) / total if total else 1.0,
+        "accounted": (len(covered) + len(skipped) + len(listed)) / total if total else 1.0,
+        "cases": len(cases),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m opsweep.coverage")
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--registry", action="append", default=[], required=True)
+    ap.add_argument("--depth", type=int, default=2)
+    args = ap.parse_args(argv)
+    from opsweep.case import RegistryError
+
+    try:
+        report = coverage_report(args.library, args.registry, args.depth)
+    except RegistryError as e:
+        print(json.dumps({"error": str(e)}))
+        return 2
+    except ImportError as e:
+        print(json.dumps({"error": f"cannot import library {args.library!r}: {e}"}))
+        return 2
+    print(json.dumps(report, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""One job: a case through one path, turned into a job record (docs/formats.md section 3).
+
+Contract of ``run_job`` (never raises for anything the case or torch does):
+1. ``case.skip`` set: ``n/a`` at step ``skip``, the reason as detail; nothing runs.
+2. A fresh eager reference: a fresh CaseModule (deep copies of the target and kwargs; eval mode
+   for check=True cases, the registry's mode for check=False ones), copies of the inputs,
+   ``torch.manual_seed(0)``, ``torch.no_grad()``. Only during this call a ``sys.settrace`` tracer
+   records the files of every Python frame entered ('call' events, no line tracing); the library's
+   files among them become ``sources``. The eager call raising: ``n/a`` at ``eager`` with the
+   error kept. No tensor in the result: ``n/a`` at ``no-tensor``.
+3. The path's probe (paths/), in a private temp dir. An exception escaping it is ``fail`` at the
+   step the probe had reached, with its evidence.
+Every text is scrubbed of absolute paths. Timings are seconds rounded to 4 decimals; a stage
+that did not run is null.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from typing import Any
+
+import torch
+
+from opsweep.case import Case
+from opsweep.evidence import evidence, scrub
+from opsweep.flatten import describe, flatten
+from opsweep.library import Library
+from opsweep.paths import PATHS
+from opsweep.paths.base import Outcome, ProbeContext, fresh_inputs, make_module
+
+
+def _seconds(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 4)
+
+
+def _trace_eager(case: Case) -> tuple[Any, set[str]]:
+    """Run the eager reference under the source tracer; returns (raw result, file names)."""
+    files: set[str] = set()
+    add = files.add
+
+    def tracer(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            add(frame.f_code.co_filename)
+        return None
+
+    module = make_module(case, flat_outputs=False)
+    inputs = fresh_inputs(case)
+    torch.manual_seed(0)
+    random.seed(0)
+    previous = sys.gettrace()
+    try:
+        with torch.no_grad():
+            sys.settrace(tracer)
+            try:
+                raw = module(*inputs)
+            finally:
+                sys.settrace(previous)
+    except BaseException as e:  # noqa: BLE001
+        e.opsweep_sources = files  # type: ignore[attr-defined]
+        raise
+    return raw, files
+
+
+def _sources(files: set[str], library: Library | None) -> list[str]:
+    if library is None:
+        return []
+    return sorted({rel for rel in (library.relative(f) for f in files) if rel is not None})
+
+
+def new_record() -> dict[str, Any]:
+    return {
+        "status": "",
+        "step": "",
+        "detail": "",
+        "error": None,
+        "graph_breaks": None,
+        "break_reasons": [],
+        "onnx": None,
+        "outputs": None,
+        "timings": {"eager_s": None, "capture_s": None, "run_s": None, "total_s": None},
+        "sources": [],
+    }
+
+
+def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> dict[str, Any]:
+    """The record of ``case`` through ``path`` (see the module docstring)."""
+    start = time.perf_counter()
+    record = new_record()
+
+    def finish(status: str, step: str, detail: str = "") -> dict[str, Any]:
+        record["status"], record["step"], record["detail"] = status, step, scrub(detail, library)
+        record["timings"]["total_s"] = _seconds(time.perf_counter() - start)
+        return record
+
+    probe = PATHS.get(path)
+    if probe is None:
+        return finish("fail", "worker", f"unknown path {path!r} (known: {', '.join(PATHS)})")
+    if case.skip:
+        return finish("n/a", "skip", case.skip)
+
+    t0 = time.perf_counter()
+    try:
+        raw, files = _trace_eager(case)
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the eager failure is the finding
+        record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
+        record["sources"] = _sources(getattr(e, "opsweep_sources", set()), library)
+        record["error"] = evidence(e, library)
+        return finish("n/a", "eager", f"the eager call raised {type(e).__name__}")
+    try:
+        expected = [t.detach().clone() for t in flatten(raw)]
+    except Exception as e:  # noqa: BLE001
+        record["error"] = evidence(e, library)
+        return finish("n/a", "no-tensor", f"the eager result could not be flattened: {type(e).__name__}")
+    record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
+    record["sources"] = _sources(files, library)
+    if not expected:
+        return finish("n/a", "no-tensor", f"the eager result ({type(raw).__name__}) holds no tensor")
+    record["outputs"] = describe(expected)
+    del raw
+
+    with tempfile.TemporaryDirectory(prefix="opsweep-job-") as workdir:
+        ctx = ProbeContext(case=case, expected=expected, threads=threads, workdir=workdir, library=library)
+        failure: BaseException | None = None
+        try:
+            outcome = probe(ctx)
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - a probe's failure is data
+            failure = e
+            outcome = Outcome("fail", ctx.step or "worker", "")
+    if path == "compile":
+        record["graph_breaks"] = ctx.graph_breaks
+        record["break_reasons"] = list(ctx.break_reasons)
+    record["onnx"] = ctx.onnx
+    record["timings"]["capture_s"] = _seconds(ctx.capture_s)
+    record["timings"]["run_s"] = _seconds(ctx.run_s)
+    if failure is not None:
+        record["error"] = evidence(failure, library)
+    elif ctx.side_error is not None:
+        record["error"] = evidence(ctx.side_error, library)
+    detail = "; ".join(d for d in [outcome.detail, *ctx.notes] if d)
+    return finish(outcome.status, outcome.step, detail)

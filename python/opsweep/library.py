@@ -1,0 +1,115 @@
+"""The surveyed library: where it is installed, how its files are named, and its fingerprint.
+
+Contract:
+- A library is a top-level importable module: a package (``kornia/__init__.py``) or a single-file
+  module (``fixture_ops.py``). Its *root* is the package directory or the module file, found from
+  the module's ``__file__`` whatever the enclosing folder is called (a site-packages install, or a
+  source checkout such as ``~/src/kornia/kornia/``).
+- ``relative(path)`` names a file of the library the way every record does: ``kornia/color/gray.py``
+  (the package name, then the path inside the package, ``/``-separated); ``None`` for other files.
+- ``fingerprint`` is a hex digest over the library's ``.py`` files sorted by relative path (each
+  file's relative path and bytes, length-prefixed), so it changes when any source file changes and
+  is identical across processes and machines for identical sources.
+- ``tree_fingerprint`` is the same digest for any folder; the worker uses it for the harness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.metadata
+import os
+from typing import Iterable
+
+
+@dataclasses.dataclass(frozen=True)
+class Library:
+    name: str  # top-level module name, e.g. "kornia"
+    version: str  # distribution version ("" when unknown)
+    root: str  # package directory, or the module file for a single-file module
+    is_package: bool
+
+    @property
+    def parent(self) -> str:
+        """The folder that holds the package (or the module file)."""
+        return os.path.dirname(self.root)
+
+    def relative(self, path: str) -> str | None:
+        """``kornia/sub/file.py`` for a file inside the library, ``None`` otherwise."""
+        if not path or path.startswith("<"):
+            return None
+        norm = os.path.normpath(path)
+        for root in _root_variants(self.root):
+            if self.is_package:
+                if norm.startswith(root + os.sep):
+                    rel = norm[len(root) + 1 :].replace(os.sep, "/")
+                    return f"{self.name}/{rel}"
+            elif norm == root:
+                return os.path.basename(root)
+        return None
+
+    def source_files(self) -> list[tuple[str, str]]:
+        """(relative name, absolute path) of every .py file, sorted by relative name."""
+        if not self.is_package:
+            return [(os.path.basename(self.root), self.root)]
+        return [(f"{self.name}/{rel}", path) for rel, path in _py_files(self.root, exclude=())]
+
+    def fingerprint(self) -> str:
+        return _hash_files(self.source_files())
+
+
+def _root_variants(root: str) -> list[str]:
+    norm = os.path.normpath(root)
+    real = os.path.realpath(norm)
+    return [norm] if real == norm else [norm, real]
+
+
+def _py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
+    excluded = set(exclude)
+    found: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        dirnames[:] = [
+            d
+            for d in dirnames
+            if d != "__pycache__" and os.path.normpath(os.path.join(rel_dir, d)) not in excluded
+        ]
+        for fn in filenames:
+            if fn.endswith(".py"):
+                rel = os.path.normpath(os.path.join(rel_dir, fn)).replace(os.sep, "/")
+                found.append((rel, os.path.join(dirpath, fn)))
+    found.sort()
+    return found
+
+
+def _hash_files(files: list[tuple[str, str]]) -> str:
+    h = hashlib.blake2b(digest_size=16, person=b"opsweep-tree-v1")
+    for rel, path in files:
+        with open(path, "rb") as f:
+            data = f.read()
+        name = rel.encode("utf-8")
+        h.update(len(name).to_bytes(8, "little") + name)
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def tree_fingerprint(root: str, exclude: Iterable[str] = ()) -> str:
+    """Digest of the .py files under ``root``; ``exclude`` lists sub-folders relative to root."""
+    return _hash_files(_py_files(root, exclude))
+
+
+def load_library(name: str) -> Library:
+    """Import the top-level module ``name`` and describe it. Raises ImportError if it cannot."""
+    module = importlib.import_module(name)
+    file = getattr(module, "__file__", None)
+    if not file:
+        raise ImportError(f"library {name!r} has no __file__ (namespace or built-in module)")
+    file = os.path.abspath(file)
+    is_package = os.path.basename(file) == "__init__.py"
+    root = os.path.dirname(file) if is_package else file
+    try:
+        version = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        version = str(getattr(module, "__version__", "") or "")
+    return Library(name=name, version=version, root=root, is_package=is_package)

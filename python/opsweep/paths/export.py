@@ -1,0 +1,33 @@
+"""The ``export`` path: torch.export.export (non-strict), then the exported program is RUN.
+
+Steps: ``export`` (torch.export.export(module, inputs, strict=False)), ``run`` (the exported
+program's ``.module()`` called on fresh copies of the inputs, under no_grad, seed 0), ``compare``.
+Running the program is what the reference system never did: a capture that silently bakes a
+wrong constant is a ``mismatch`` here, not an ``ok``. Timings: capture_s = export, run_s = run.
+"""
+
+from __future__ import annotations
+
+import time
+
+from opsweep.paths.base import Outcome, ProbeContext
+
+
+def probe_export(ctx: ProbeContext) -> Outcome:
+    import torch
+
+    ctx.step = "export"
+    module = ctx.module(flat_outputs=True)
+    t0 = time.perf_counter()
+    program = torch.export.export(module, ctx.inputs(), strict=False)
+    ctx.capture_s = time.perf_counter() - t0
+
+    ctx.step = "run"
+    inputs = ctx.inputs()
+    t1 = time.perf_counter()
+    runnable = program.module()
+    torch.manual_seed(0)
+    with torch.no_grad():
+        out = runnable(*inputs)
+    ctx.run_s = time.perf_counter() - t1
+    return ctx.judge(list(out) if isinstance(out, (tuple, list)) else [out])

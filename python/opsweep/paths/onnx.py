@@ -1,0 +1,83 @@
+"""The ``onnx`` path: torch.onnx.export (dynamo, opset 18) -> onnx.checker -> onnxruntime (CPU).
+
+Steps, in order: ``export`` (torch.onnx.export(dynamo=True, opset_version=18), default
+optimisation, in memory), ``checker`` (onnx.checker.check_model with full_check=True), ``ort-load``
+(an InferenceSession on the CPUExecutionProvider with the worker's thread count), ``ort-run``
+(inputs fed by position), ``compare``. The record's ``onnx`` object holds the sorted, unique op
+types of every node (functions and subgraphs included) and the serialized size in KiB, as soon as
+the export succeeded. Timings: capture_s = export + checker + ort-load, run_s = ort-run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from opsweep.paths.base import Outcome, ProbeContext
+
+OPSET = 18
+
+
+def op_types(model: Any) -> list[str]:
+    """Sorted unique op types of a ModelProto's nodes, inside functions and subgraphs too."""
+    import onnx
+
+    found: set[str] = set()
+
+    def visit(nodes: Iterable[Any]) -> None:
+        for node in nodes:
+            found.add(node.op_type)
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    visit(attr.g.node)
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    for g in attr.graphs:
+                        visit(g.node)
+
+    visit(model.graph.node)
+    for fn in model.functions:
+        visit(fn.node)
+    return sorted(found)
+
+
+def probe_onnx(ctx: ProbeContext) -> Outcome:
+    import onnx
+    import onnxruntime as ort
+    import torch
+
+    ctx.step = "export"
+    module = ctx.module(flat_outputs=True)
+    inputs = ctx.inputs()
+    t0 = time.perf_counter()
+    program = torch.onnx.export(
+        module, inputs, dynamo=True, opset_version=OPSET, verbose=False, artifacts_dir=ctx.workdir
+    )
+    if program is None:
+        raise RuntimeError("torch.onnx.export returned no program")
+    model = program.model_proto
+    data = model.SerializeToString()
+    ctx.onnx = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
+
+    ctx.step = "checker"
+    onnx.checker.check_model(model, full_check=True)
+
+    ctx.step = "ort-load"
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = ctx.threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    ctx.capture_s = time.perf_counter() - t0
+
+    ctx.step = "ort-run"
+    feeds_spec = session.get_inputs()
+    run_inputs = ctx.inputs()
+    if len(feeds_spec) != len(run_inputs):
+        raise RuntimeError(
+            f"the ONNX graph has {len(feeds_spec)} inputs, the case has {len(run_inputs)}"
+        )
+    feeds = {spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(feeds_spec, run_inputs)}
+    t1 = time.perf_counter()
+    outputs = session.run(None, feeds)
+    ctx.run_s = time.perf_counter() - t1
+    return ctx.judge(list(outputs))

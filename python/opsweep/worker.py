@@ -1,0 +1,294 @@
+"""``python -m opsweep.worker``: a warm worker speaking protocol 1 (docs/formats.md section 2).
+
+    python -m opsweep.worker --proto-in FD --proto-out FD --registry FILE [--registry FILE ...]
+                             [--threads N] [--library NAME]
+
+Contract:
+- The protocol travels only over the two inherited pipe FDs (JSON objects, one per line, UTF-8);
+  stdout and stderr are the worker's log, so whatever probed code prints never reaches the
+  protocol. The FDs are made non-inheritable so compiler subprocesses never hold them open.
+- Start: import torch, set ``torch.set_num_threads(--threads)``, load the registries, send
+  ``hello`` (protocol, pid, harness digest, paths, the environment measured in this interpreter),
+  then ``inventory``; a registry that cannot be loaded sends ``error`` instead and exits 2.
+- Then one ``result`` or ``poisoned`` per ``job``, in order; ``shutdown`` or EOF exits 0. A
+  malformed message is answered with ``error`` and exit 2 (an engine bug, not a case's fault).
+- Poison: after every job the global torch state is compared with a snapshot taken at start
+  (default dtype, grad mode, inference mode, thread count, deterministic-algorithm flags, default
+  device, the dispatcher's thread-local key sets, the torch-function / torch-dispatch mode stacks),
+  and the record's error text is searched for dispatcher corruption messages. Either sends
+  ``poisoned`` (instead of the result) and exits 3; the engine re-queues the job elsewhere.
+- Inductor's cache directory is whatever TORCHINDUCTOR_CACHE_DIR says (the engine sets it under
+  ``.opsweep/``); nothing here overrides it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import sys
+import time
+from typing import Any, BinaryIO, Callable
+
+PROTOCOL = 1
+
+# Error texts that mean the dispatcher's state is corrupt (not merely that an op is missing).
+DISPATCHER_POISON_MARKERS = (
+    "PythonDispatcherTLS",
+    "dispatch key set mismatch",
+)
+
+
+class Channel:
+    """The protocol pipes: one JSON object per line each way."""
+
+    def __init__(self, fd_in: int, fd_out: int):
+        for fd in (fd_in, fd_out):
+            try:
+                os.set_inheritable(fd, False)
+            except OSError:
+                pass
+        self._in: BinaryIO = os.fdopen(fd_in, "rb")
+        self._out: BinaryIO = os.fdopen(fd_out, "wb", buffering=0)
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(_finite(message), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        self._out.write(data.encode("utf-8") + b"\n")
+
+    def receive(self) -> dict[str, Any] | None:
+        """The next message; None at EOF. Raises ValueError for a malformed line."""
+        while True:
+            line = self._in.readline()
+            if not line:
+                return None
+            if line.strip():
+                break
+        message = json.loads(line.decode("utf-8"))
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            raise ValueError(f"not a protocol message: {line[:200]!r}")
+        return message
+
+
+def _finite(value: Any) -> Any:
+    """Replace non-finite floats (invalid JSON) with None, recursively."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _dist_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def measure_env(library: Any, library_fingerprint: str) -> dict[str, Any]:
+    """The environment as this interpreter sees it (hello.env)."""
+    import numpy
+    import torch
+
+    from opsweep.paths import OPSET
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "onnx": _dist_version("onnx"),
+        "onnxscript": _dist_version("onnxscript"),
+        "onnxruntime": _dist_version("onnxruntime"),
+        "numpy": numpy.__version__,
+        "opset": OPSET,
+        "device": "cpu",
+        "library": {
+            "name": library.name if library else "",
+            "version": library.version if library else "",
+            "fingerprint": library_fingerprint,
+        },
+    }
+
+
+def harness_fingerprint() -> str:
+    """Digest of the harness sources (this package), registries excluded."""
+    from opsweep.library import tree_fingerprint
+
+    return tree_fingerprint(os.path.dirname(os.path.abspath(__file__)), exclude=("registries",))
+
+
+def torch_state() -> dict[str, str]:
+    """Global torch state that a case must not change (compared after every job)."""
+    import torch
+
+    state: dict[str, Callable[[], Any]] = {
+        "default dtype": torch.get_default_dtype,
+        "grad mode": torch.is_grad_enabled,
+        "inference mode": torch.is_inference_mode_enabled,
+        "thread count": torch.get_num_threads,
+        "deterministic algorithms": torch.are_deterministic_algorithms_enabled,
+        "deterministic warn-only": torch.is_deterministic_algorithms_warn_only_enabled,
+        "default device": torch.get_default_device,
+        "dispatch TLS include set": torch._C._dispatch_tls_local_include_set,
+        "dispatch TLS exclude set": torch._C._dispatch_tls_local_exclude_set,
+        "torch_dispatch mode stack depth": torch._C._len_torch_dispatch_stack,
+        "torch_function mode stack depth": torch._C._len_torch_function_stack,
+    }
+    out = {}
+    for name, getter in state.items():
+        try:
+            out[name] = str(getter())
+        except Exception as e:  # noqa: BLE001 - an unreadable state is itself a state
+            out[name] = f"<unreadable: {type(e).__name__}>"
+    return out
+
+
+def poison_reason(before: dict[str, str], record: dict[str, Any] | None) -> str | None:
+    """Why the interpreter can no longer be trusted after a job, or None."""
+    after = torch_state()
+    changed = [f"{k} changed from {before[k]} to {after.get(k)}" for k in before if after.get(k) != before[k]]
+    if changed:
+        return "; ".join(changed)
+    error = (record or {}).get("error") or {}
+    text = f"{error.get('message', '')}\n{error.get('chain', '')}"
+    for marker in DISPATCHER_POISON_MARKERS:
+        if marker in text:
+            return f"dispatcher error: {marker!r} in the error of the job"
+    return None
+
+
+def _log(text: str) -> None:
+    print(f"[opsweep.worker {os.getpid()}] {text}", file=sys.stderr, flush=True)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m opsweep.worker", description=__doc__.split("\n")[0])
+    p.add_argument("--proto-in", type=int, required=True, help="FD to read engine messages from")
+    p.add_argument("--proto-out", type=int, required=True, help="FD to write worker messages to")
+    p.add_argument("--registry", action="append", required=True, help="registry file (repeatable)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads for this worker")
+    p.add_argument("--library", default=None, help="the surveyed library (default: from the targets)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001
+        pass
+    channel = Channel(args.proto_in, args.proto_out)
+    t_start = time.perf_counter()
+
+    import torch
+
+    torch.set_num_threads(max(1, args.threads))
+
+    from opsweep import evidence
+    from opsweep.case import RegistryError
+    from opsweep.job import run_job
+    from opsweep.library import Library, load_library
+    from opsweep.paths import PATHS
+    from opsweep.registry import guess_library, load_registries
+
+    load_error: str | None = None
+    cases = []
+    try:
+        cases = load_registries(args.registry)
+    except RegistryError as e:
+        load_error = str(e)
+
+    library: Library | None = None
+    library_fp = ""
+    lib_name = args.library or guess_library([lc.case for lc in cases])
+    if lib_name:
+        try:
+            library = load_library(lib_name)
+            library_fp = library.fingerprint()
+        except Exception as e:  # noqa: BLE001
+            if load_error is None:
+                load_error = f"library {lib_name!r} cannot be loaded: {type(e).__name__}: {e}"
+    evidence.use_library(library)
+
+    channel.send(
+        {
+            "type": "hello",
+            "protocol": PROTOCOL,
+            "pid": os.getpid(),
+            "harness": harness_fingerprint(),
+            "paths": list(PATHS),
+            "env": measure_env(library, library_fp),
+        }
+    )
+    if load_error is not None:
+        _log(f"registry error: {load_error}")
+        channel.send({"type": "error", "message": " ".join(load_error.split())})
+        return 2
+    channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in cases]})
+    _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(cases)} cases, library {lib_name}")
+
+    by_name = {lc.case.name: lc.case for lc in cases}
+    baseline = torch_state()
+    threads = max(1, args.threads)
+    while True:
+        try:
+            message = channel.receive()
+        except (ValueError, UnicodeDecodeError) as e:
+            channel.send({"type": "error", "message": f"malformed message: {e}"})
+            return 2
+        if message is None or message["type"] == "shutdown":
+            return 0
+        if message["type"] != "job":
+            channel.send({"type": "error", "message": f"unexpected message type {message['type']!r}"})
+            return 2
+        job_id, name, path = message.get("id"), message.get("case"), message.get("path")
+        t0 = time.perf_counter()
+        case = by_name.get(name) if isinstance(name, str) else None
+        record: dict[str, Any]
+        if case is None:
+            from opsweep.job import new_record
+
+            record = new_record()
+            record.update(status="fail", step="worker", detail=f"no case named {name!r} in the loaded registries")
+        else:
+            try:
+                record = run_job(case, str(path), library=library, threads=threads)
+            except BaseException as e:  # noqa: BLE001 - never let anything escape the loop
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                from opsweep.job import new_record
+
+                record = new_record()
+                record.update(status="fail", step="worker", detail=f"harness error: {type(e).__name__}")
+                record["error"] = evidence.evidence(e, library)
+        reason = poison_reason(baseline, record)
+        if reason is not None:
+            _log(f"job {job_id} {name} {path}: poisoned: {reason}")
+            channel.send({"type": "poisoned", "id": job_id, "case": name, "path": path, "reason": reason})
+            return 3
+        _log(f"job {job_id} {name} {path}: {record['status']} {record['step']} in {time.perf_counter() - t0:.2f}s")
+        channel.send({"type": "result", "id": job_id, "case": name, "path": path, "record": record})
+
+
+def _exit(code: int) -> None:
+    """Flush the log and leave without interpreter teardown (compile pools can hang it)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    try:
+        code = main()
+    except SystemExit as e:  # argparse errors
+        code = e.code if isinstance(e.code, int) else 2
+    except BrokenPipeError:  # the engine went away: nobody is left to answer
+        code = 1
+    _exit(code)

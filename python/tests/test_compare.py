@@ -1,0 +1,84 @@
+"""Comparison rules (compare.py): shapes, exact dtypes, NaN positions, tolerances, details."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from opsweep.compare import check_unverified, compare
+
+torch.set_num_threads(1)
+
+
+def test_equal_outputs_pass():
+    x = torch.randn(3, 4)
+    assert compare([x], [x.clone()], 2e-4, 1e-3) is None
+
+
+def test_count_and_shape_must_match():
+    x = torch.randn(3, 4)
+    assert "output count differs" in compare([x], [x, x], 2e-4, 1e-3)
+    assert compare([x], [x.reshape(4, 3)], 2e-4, 1e-3) == "output 0: shape [4, 3], eager has [3, 4]"
+
+
+def test_detail_gives_max_diff_and_count():
+    e = torch.zeros(3840)
+    a = e.clone()
+    a[:12] = 0.0312
+    assert compare([e], [a], 2e-4, 1e-3) == (
+        "output 0: max abs diff 0.0312, 12 of 3840 elements outside atol=0.0002 rtol=0.001"
+    )
+
+
+def test_tolerances_are_atol_plus_rtol():
+    e = torch.full((10,), 100.0)
+    assert compare([e], [e + 0.09], 2e-4, 1e-3) is None  # 0.09 <= 2e-4 + 0.1
+    assert compare([e], [e + 0.2], 2e-4, 1e-3) is not None
+
+
+def test_bool_and_integer_outputs_are_exact():
+    b = torch.tensor([True, False, True])
+    assert compare([b], [b.clone()], 1.0, 1.0) is None
+    assert "1 of 3 elements differ (exact comparison, bool)" in compare([b], [~b * b | torch.tensor([1, 0, 0]).bool()], 1.0, 1.0)
+    i = torch.tensor([1, 2, 3])
+    assert compare([i], [torch.tensor([1, 2, 4])], 10.0, 10.0) is not None  # no tolerance for integers
+    assert compare([i], [i.to(torch.int32)], 0, 0) is None  # int32 vs int64 of equal values
+
+
+def test_nan_positions_must_match_then_are_ignored():
+    e = torch.tensor([1.0, float("nan"), 3.0])
+    assert compare([e], [torch.tensor([1.0, float("nan"), 3.0])], 2e-4, 1e-3) is None
+    detail = compare([e], [torch.tensor([1.0, 2.0, 3.0])], 2e-4, 1e-3)
+    assert detail.startswith("output 0: NaN positions differ")
+
+
+def test_equal_infinities_match_and_unequal_do_not():
+    e = torch.tensor([float("inf"), -1.0])
+    assert compare([e], [e.clone()], 2e-4, 1e-3) is None
+    detail = compare([e], [torch.tensor([1.0, -1.0])], 2e-4, 1e-3)
+    assert "max abs diff inf, 1 of 2" in detail
+
+
+def test_complex_compares_real_and_imag():
+    e = torch.tensor([1 + 1j, 2 - 1j], dtype=torch.complex64)
+    assert compare([e], [e.clone()], 2e-4, 1e-3) is None
+    a = torch.tensor([1 + 1.5j, 2 - 1j], dtype=torch.complex64)
+    assert "1 of 2 elements outside" in compare([e], [a], 2e-4, 1e-3)
+
+
+def test_numpy_outputs_are_accepted_and_later_failures_counted():
+    e1, e2 = torch.ones(2, 2), torch.zeros(3)
+    detail = compare([e1, e2], [np.full((2, 2), 2.0, np.float32), np.ones(3, np.float32)], 2e-4, 1e-3)
+    assert detail.startswith("output 0:") and detail.endswith("(and 1 more outputs differ)")
+
+
+def test_unverified_checks_shapes_and_finiteness():
+    e = torch.rand(4)
+    assert check_unverified([e], [torch.rand(4)]) is None
+    assert "shape" in check_unverified([e], [torch.rand(5)])
+    bad = torch.tensor([1.0, math.inf, 0.0, float("nan")])
+    assert check_unverified([e], [bad]) == "output 0: 2 of 4 values are not finite (eager's are)"
+    # an output that is not finite in eager either is not held against the capture
+    assert check_unverified([bad], [bad]) is None
+    assert check_unverified([e], []) is not None

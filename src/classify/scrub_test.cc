@@ -1,0 +1,49 @@
+#include "classify/scrub.h"
+
+#include <gtest/gtest.h>
+
+namespace opsweep {
+namespace {
+
+TEST(Scrub, RewritesAbsolutePaths) {
+  struct Case { const char* in; const char* out; };
+  for (Case c : {
+           Case{"File \"/home/alice/src/kornia/kornia/geometry/conversions.py\", line 3", "File \"kornia/geometry/conversions.py\", line 3"},
+           Case{"at /root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/torch/_inductor/lowering.py:12",
+                "at <site-packages>/torch/_inductor/lowering.py:12"},
+           Case{"(/usr/lib/python3/dist-packages/kornia/color/gray.py)", "(kornia/color/gray.py)"},
+           Case{"see /root/notes.txt", "see ~/notes.txt"},
+           Case{"see /home/bob/x/y.py", "see ~/x/y.py"},
+           Case{"see /Users/carol/y.py", "see ~/y.py"},
+           Case{"g++ /tmp/torchinductor_root/ab/cabc.cpp -o /tmp/x.so", "g++ <tmp>/torchinductor_root/ab/cabc.cpp -o <tmp>/x.so"},
+           Case{"/usr/local/lib/python3.12/copyreg.py:105: Warn", "<python>/copyreg.py:105: Warn"},
+           Case{"in /work/main/build/thing.py", "in .../thing.py"},
+           Case{"https://pytorch.org/docs/stable/x.html and a/b/c", "https://pytorch.org/docs/stable/x.html and a/b/c"},
+           Case{"ratio 3 / 4 and /dev/null", "ratio 3 / 4 and /dev/null"},
+       }) {
+    EXPECT_EQ(ScrubPaths(c.in, "kornia"), c.out) << c.in;
+  }
+}
+
+TEST(Scrub, StripsAnsi) {
+  EXPECT_EQ(StripAnsi("\x1b[96mThis is step 3/3\x1b[0m of"), "This is step 3/3 of");
+  EXPECT_EQ(StripAnsi("\x1b[1;31merror\x1b[m"), "error");
+}
+
+TEST(Scrub, CleanFirstLine) {
+  EXPECT_EQ(CleanFirstLine("\n\n  \x1b[1mFailed\x1b[0m at /home/u/kornia/kornia/x.py:3  \nsecond", "kornia"), "Failed at kornia/x.py:3");
+  EXPECT_EQ(CleanFirstLine("", "kornia"), "");
+  std::string long_line(50, 'w');
+  long_line += " tail words here";
+  std::string cut = CleanFirstLine(long_line, "kornia", 30);
+  EXPECT_LE(cut.size(), 30u);
+  EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+  // Never cuts inside a UTF-8 sequence.
+  std::string utf8;
+  for (int i = 0; i < 40; ++i) utf8 += "\xc3\xa9";
+  std::string c2 = CleanFirstLine(utf8, "", 21);
+  EXPECT_EQ(c2.size() % 2, 1u);  // pairs of bytes + "..."
+}
+
+}  // namespace
+}  // namespace opsweep

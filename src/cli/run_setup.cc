@@ -1,0 +1,112 @@
+#include "cli/run_setup.h"
+
+#include <fmt/core.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace opsweep::cli {
+
+namespace fs = std::filesystem;
+
+std::string ResolvePython(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("OPSWEEP_PYTHON"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path beside = self.parent_path() / "python3";
+    if (access(beside.c_str(), X_OK) == 0) return beside.string();
+  }
+  return "python3";
+}
+
+std::vector<std::string> WorkerProgram(const std::string& python) {
+  if (const char* cmd = std::getenv("OPSWEEP_WORKER_CMD"); cmd != nullptr && *cmd != '\0') {
+    std::vector<std::string> words;
+    std::istringstream in(cmd);
+    std::string w;
+    while (in >> w) words.push_back(w);
+    if (!words.empty()) return words;
+  }
+  return {python, "-m", "opsweep.worker"};
+}
+
+namespace {
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+}  // namespace
+
+bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err) {
+  std::string cmd = ShellQuote(python) +
+                    " -c 'import opsweep, os; print(os.path.dirname(os.path.abspath(opsweep.__file__)))' 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) {
+    *err = fmt::format("cannot run '{}' to find the bundled registries", python);
+    return false;
+  }
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+  int status = pclose(p);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (status != 0 || text.empty()) {
+    *err = fmt::format("'{}' cannot import opsweep, so there are no bundled registries (pass --python, or --cases FILE)",
+                       python);
+    return false;
+  }
+  fs::path dir = fs::path(text) / "registries" / "kornia";
+  std::error_code ec;
+  out->clear();
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("cases_", 0) == 0 && entry.path().extension() == ".py") out->push_back(entry.path().string());
+  }
+  std::sort(out->begin(), out->end());
+  if (out->empty()) {
+    *err = fmt::format("no bundled registries (cases_*.py) in {} (pass --cases FILE)", dir.string());
+    return false;
+  }
+  return true;
+}
+
+int AvailableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc > 0 ? static_cast<int>(hc) : 1;
+}
+
+long long TotalMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  long long kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemTotal:") return kb * 1024;
+  }
+  return 0;
+}
+
+}  // namespace opsweep::cli

@@ -1,0 +1,27 @@
+// What `opsweep run` learns about its surroundings before the first worker starts: which Python
+// runs the workers, the worker command, the bundled registries, cores and memory.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace opsweep::cli {
+
+// The workers' Python: --python, else $OPSWEEP_PYTHON, else `python3` beside the opsweep
+// executable (the environment it was installed into), else `python3` on PATH.
+std::string ResolvePython(const std::string& flag);
+
+// The worker command before its protocol arguments. $OPSWEEP_WORKER_CMD, when set and non-empty,
+// replaces `PYTHON -m opsweep.worker` entirely (its words split on whitespace, no shell quoting):
+// the hook that lets tests and benchmarks run fake workers that need no torch.
+std::vector<std::string> WorkerProgram(const std::string& python);
+
+// The bundled kornia registries: every registries/kornia/cases_*.py of the opsweep package that
+// `python` imports, sorted by name, as absolute paths.
+bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err);
+
+// CPUs this process may run on.
+int AvailableCores();
+// MemTotal in bytes (0 when unknown).
+long long TotalMemoryBytes();
+
+}  // namespace opsweep::cli

@@ -1,0 +1,53 @@
+// The plan: which jobs (case x path) one `opsweep run` is responsible for, before any stored result
+// is consulted. Filters compose: --only (case name or prefix), --groups (group prefix at a dot
+// boundary), --paths, and --shard I/N.
+//
+// Shard assignment is deterministic and independent of everything but the job itself: a job
+// (case, path) belongs to shard 1 + (low 64 bits of xxh3-128("case|path")) mod N. So N machines
+// given 1/N .. N/N cover every job exactly once, whatever order the registries list cases in,
+// and adding a case never moves other jobs between shards.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/case_entry.h"
+
+namespace opsweep {
+
+struct ShardSpec {
+  int index = 1;  // 1-based
+  int count = 1;
+  std::string ToString() const;  // "I/N"
+};
+
+// Parses "I/N" with 1 <= I <= N. Errors name the text and what is wrong.
+bool ParseShard(std::string_view text, ShardSpec* out, std::string* err);
+
+// The shard (1..count) that owns the job (case, path).
+int ShardOfJob(std::string_view case_name, std::string_view path, int count);
+
+struct PlanRequest {
+  std::vector<std::string> paths;   // in the order given; must all be known
+  std::vector<std::string> only;    // case names or name prefixes; empty = all
+  std::vector<std::string> groups;  // group prefixes ("geometry" matches "geometry.epipolar"); empty = all
+  ShardSpec shard;
+};
+
+struct PlannedJob {
+  size_t case_index = 0;  // into the inventory
+  std::string case_name;
+  std::string path;
+};
+
+// True when `group` is `prefix` or lies under it ("geometry" covers "geometry.epipolar", not
+// "geometryx").
+bool GroupMatches(std::string_view group, std::string_view prefix);
+
+// Builds the plan: cases in inventory order, and for each the requested paths in the given order.
+// Fails (one line in *err) on an unknown path, an --only that matches no case, or a --groups that
+// matches no group: a typo must never silently survey nothing.
+bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::string>& known_paths,
+               const PlanRequest& request, std::vector<PlannedJob>* out, std::string* err);
+
+}  // namespace opsweep

@@ -1,0 +1,90 @@
+#include "exec/progress.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+
+namespace opsweep {
+
+std::string FormatDuration(double seconds) {
+  long long s = std::llround(std::max(0.0, seconds));
+  if (s >= 3600) return fmt::format("{}h{:02}m{:02}s", s / 3600, (s / 60) % 60, s % 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+Progress::Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused)
+    : terminal_(terminal), clock_(clock), tty_(terminal->IsTty()), total_(total), reused_(reused),
+      started_(clock->Now()) {}
+
+std::string Progress::Counts() const {
+  std::string out;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", kStatuses[i], counts_[i]);
+  }
+  return out;
+}
+
+std::string Progress::StatusText() {
+  double elapsed = clock_->Now() - started_;
+  int pct = total_ == 0 ? 100 : static_cast<int>(100.0 * static_cast<double>(done_) / static_cast<double>(total_));
+  std::string text = fmt::format("[{}/{} {}%]", done_, total_, pct);
+  std::string counts = Counts();
+  if (!counts.empty()) text += " " + counts;
+  if (done_ > 0 && elapsed > 0) {
+    double per_min = 60.0 * static_cast<double>(done_) / elapsed;
+    double eta = static_cast<double>(total_ - done_) * elapsed / static_cast<double>(done_);
+    text += fmt::format(" | {:.1f} jobs/min | ETA {}", per_min, FormatDuration(eta));
+  } else {
+    text += " | ETA --";
+  }
+  return text;
+}
+
+void Progress::Draw() {
+  double now = clock_->Now();
+  if (tty_) {
+    std::string text = StatusText();
+    size_t width = static_cast<size_t>(std::max(20, terminal_->Width() - 1));
+    if (text.size() > width) text.resize(width);
+    terminal_->Write("\r" + text + "\x1b[K");
+    drawn_ = true;
+  } else {
+    terminal_->Write("opsweep run: " + StatusText() + "\n");
+    last_plain_done_ = done_;
+  }
+  last_draw_ = now;
+}
+
+void Progress::OnOutcome(std::string_view status) {
+  ++done_;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (kStatuses[i] == status) ++counts_[i];
+  }
+  double now = clock_->Now();
+  if (tty_) {
+    if (now - last_draw_ >= 0.2 || done_ == total_) Draw();
+    return;
+  }
+  size_t step = std::max<size_t>(1, (total_ + 19) / 20);  // 5%
+  if (done_ >= last_plain_done_ + step || now - last_draw_ >= 10.0) Draw();
+}
+
+void Progress::Tick() {
+  double now = clock_->Now();
+  if (tty_ ? now - last_draw_ >= 1.0 : now - last_draw_ >= 10.0) Draw();
+}
+
+void Progress::Finish(std::string_view ending) {
+  if (tty_ && drawn_) terminal_->Write("\r\x1b[K");
+  double wall = clock_->Now() - started_;
+  std::string counts = Counts();
+  std::string line = fmt::format("opsweep run: {}{} of {} jobs ran ({}); {} reused from earlier runs; wall {}\n",
+                                 ending.empty() ? "" : std::string(ending) + ": ", done_, total_,
+                                 counts.empty() ? "none" : counts, reused_, FormatDuration(wall));
+  terminal_->Write(line);
+}
+
+}  // namespace opsweep

@@ -1,0 +1,47 @@
+// Progress of a run on stderr. On a TTY: one live status line redrawn in place (\r) with done/total,
+// per-status counts, jobs/min and an ETA. Elsewhere (CI logs): a plain line every ~10 s or every 5%
+// of the jobs, whichever comes first. Always: a final summary line.
+#pragma once
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "exec/clock.h"
+#include "exec/terminal.h"
+
+namespace opsweep {
+
+// "1h02m03s", "4m05s", "12s".
+std::string FormatDuration(double seconds);
+
+class Progress {
+ public:
+  Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused);
+
+  void OnOutcome(std::string_view status);
+  void Tick();
+  // The final line; `ending` is "" for a completed run, else e.g. "interrupted".
+  void Finish(std::string_view ending);
+
+  // The status text shown on both kinds of terminal ("[12/40 30%] ok 10, fail 2 | 3.1 jobs/min | ETA 2m10s").
+  std::string StatusText();
+
+ private:
+  void Draw();
+  std::string Counts() const;
+
+  Terminal* terminal_;
+  Clock* clock_;
+  bool tty_;
+  size_t total_;
+  size_t reused_;
+  size_t done_ = 0;
+  std::array<size_t, std::size(kStatuses)> counts_{};
+  double started_;
+  double last_draw_ = -1e9;
+  size_t last_plain_done_ = 0;
+  bool drawn_ = false;
+};
+
+}  // namespace opsweep

@@ -1,0 +1,176 @@
+#include "exec/protocol.h"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "core/status.h"
+
+namespace opsweep {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+bool GetString(const Json& obj, const char* key, std::string* out, std::string* err) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) {
+    *err = fmt::format("'{}' message without a string '{}'", obj.value("type", "?"), key);
+    return false;
+  }
+  *out = it->get<std::string>();
+  return true;
+}
+
+bool GetId(const Json& obj, long long* out, std::string* err) {
+  auto it = obj.find("id");
+  if (it == obj.end() || !it->is_number_integer()) {
+    *err = fmt::format("'{}' message without an integer 'id'", obj.value("type", "?"));
+    return false;
+  }
+  *out = it->get<long long>();
+  return true;
+}
+
+bool ParseHello(const Json& j, HelloMessage* out, std::string* err) {
+  auto proto = j.find("protocol");
+  if (proto == j.end() || !proto->is_number_integer()) {
+    *err = "'hello' message without an integer 'protocol'";
+    return false;
+  }
+  out->protocol = proto->get<int>();
+  if (out->protocol != kProtocolVersion) return true;  // the caller reports the version mismatch
+  if (auto pid = j.find("pid"); pid != j.end() && pid->is_number_integer()) out->pid = pid->get<long long>();
+  if (!GetString(j, "harness", &out->harness, err)) return false;
+  auto paths = j.find("paths");
+  if (paths == j.end() || !paths->is_array()) {
+    *err = "'hello' message without a 'paths' list";
+    return false;
+  }
+  out->paths.clear();
+  for (const auto& p : *paths) {
+    if (!p.is_string()) {
+      *err = "'hello' message with a non-string path";
+      return false;
+    }
+    out->paths.push_back(p.get<std::string>());
+  }
+  auto env = j.find("env");
+  if (env == j.end() || !env->is_object()) {
+    *err = "'hello' message without an 'env' object";
+    return false;
+  }
+  out->env_json = Dump(*env);
+  return true;
+}
+
+bool ParseInventory(const Json& j, std::vector<CaseEntry>* out, std::string* err) {
+  auto cases = j.find("cases");
+  if (cases == j.end() || !cases->is_array()) {
+    *err = "'inventory' message without a 'cases' list";
+    return false;
+  }
+  out->clear();
+  out->reserve(cases->size());
+  std::unordered_set<std::string> seen;
+  for (const auto& c : *cases) {
+    if (!c.is_object()) {
+      *err = "inventory entry is not an object";
+      return false;
+    }
+    CaseEntry e;
+    if (!GetString(c, "name", &e.name, err) || !GetString(c, "group", &e.group, err) ||
+        !GetString(c, "fingerprint", &e.fingerprint, err)) {
+      *err = "inventory entry: " + *err;
+      return false;
+    }
+    if (auto r = c.find("registry"); r != c.end() && r->is_string()) e.registry = r->get<std::string>();
+    if (e.name.empty()) {
+      *err = "inventory entry with an empty name";
+      return false;
+    }
+    if (!seen.insert(e.name).second) {
+      *err = fmt::format("inventory lists case '{}' twice", e.name);
+      return false;
+    }
+    e.info_json = Dump(c);
+    out->push_back(std::move(e));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseWorkerMessage(std::string_view line, WorkerMessage* out, std::string* err) {
+  Json j = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    *err = "a line that is not JSON";
+    return false;
+  }
+  if (!j.is_object()) {
+    *err = "a JSON value that is not an object";
+    return false;
+  }
+  auto type = j.find("type");
+  if (type == j.end() || !type->is_string()) {
+    *err = "a message without a 'type'";
+    return false;
+  }
+  const std::string t = type->get<std::string>();
+  if (t == "hello") {
+    out->type = WorkerMessage::Type::hello;
+    return ParseHello(j, &out->hello, err);
+  }
+  if (t == "inventory") {
+    out->type = WorkerMessage::Type::inventory;
+    return ParseInventory(j, &out->cases, err);
+  }
+  if (t == "error") {
+    out->type = WorkerMessage::Type::error;
+    return GetString(j, "message", &out->message, err);
+  }
+  if (t == "result" || t == "poisoned") {
+    if (!GetId(j, &out->id, err) || !GetString(j, "case", &out->case_name, err) ||
+        !GetString(j, "path", &out->path, err)) {
+      return false;
+    }
+    if (t == "poisoned") {
+      out->type = WorkerMessage::Type::poisoned;
+      return GetString(j, "reason", &out->reason, err);
+    }
+    out->type = WorkerMessage::Type::result;
+    auto rec = j.find("record");
+    if (rec == j.end() || !rec->is_object()) {
+      *err = "'result' message without a 'record' object";
+      return false;
+    }
+    if (!GetString(*rec, "status", &out->status, err)) {
+      *err = "record without a string 'status'";
+      return false;
+    }
+    if (!IsWorkerStatus(out->status)) {
+      *err = fmt::format("record with status '{}', which a worker may not report", out->status);
+      return false;
+    }
+    out->record_json = Dump(*rec);
+    return true;
+  }
+  *err = fmt::format("a message of unknown type '{}'", t.size() > 40 ? t.substr(0, 40) + "..." : t);
+  return false;
+}
+
+std::string JobMessage(long long id, std::string_view case_name, std::string_view path) {
+  Json j;
+  j["type"] = "job";
+  j["id"] = id;
+  j["case"] = case_name;
+  j["path"] = path;
+  return Dump(j);
+}
+
+std::string ShutdownMessage() { return R"({"type":"shutdown"})"; }
+
+}  // namespace opsweep

@@ -1,0 +1,40 @@
+// What a run needs of the results database, as an interface so the run session is tested with an
+// in-memory fake. DbResultStore forwards to the real ResultsDb (store/results_db.h).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "store/results_db.h"
+
+namespace opsweep {
+
+class ResultStore {
+ public:
+  virtual ~ResultStore() = default;
+  virtual bool LoadResults(std::vector<StoredResult>* out, std::string* err) = 0;
+  virtual bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) = 0;
+  virtual bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) = 0;
+  virtual bool PutResult(const StoredResult& result, std::string* err) = 0;
+  virtual bool FinishRun(long long run_id, const std::string& finished, std::string* err) = 0;
+};
+
+class DbResultStore : public ResultStore {
+ public:
+  explicit DbResultStore(ResultsDb* db) : db_(db) {}
+  bool LoadResults(std::vector<StoredResult>* out, std::string* err) override { return db_->LoadResults(out, err); }
+  bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) override {
+    return db_->BeginRun(run, run_id, err);
+  }
+  bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) override {
+    return db_->ReplaceInventory(cases, err);
+  }
+  bool PutResult(const StoredResult& result, std::string* err) override { return db_->PutResult(result, err); }
+  bool FinishRun(long long run_id, const std::string& finished, std::string* err) override {
+    return db_->FinishRun(run_id, finished, err);
+  }
+
+ private:
+  ResultsDb* db_;
+};
+
+}  // namespace opsweep

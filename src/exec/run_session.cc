@@ -1,0 +1,151 @@
+#include "exec/run_session.h"
+
+#include <fmt/core.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "core/job_key.h"
+#include "core/schedule.h"
+#include "exec/progress.h"
+
+namespace opsweep {
+
+namespace {
+
+struct PendingJob {
+  std::string case_name;
+  std::string path;
+  JobKey key;
+  std::optional<StoredJob> stored;
+};
+
+class StoringObserver : public RunObserver {
+ public:
+  StoringObserver(ResultStore* store, Clock* clock, Progress* progress, const std::vector<PendingJob>* jobs,
+                  long long run_id)
+      : store_(store), clock_(clock), progress_(progress), jobs_(jobs), run_id_(run_id) {}
+
+  bool OnOutcome(const JobOutcome& outcome, std::string* err) override {
+    const PendingJob& job = (*jobs_)[outcome.job];
+    StoredResult r;
+    r.case_name = job.case_name;
+    r.path = job.path;
+    r.job_key = job.key.digest;
+    r.key_fields_json = job.key.fields_json;
+    r.status = outcome.status;
+    r.record_json = outcome.record_json;
+    r.duration_s = outcome.duration_s;
+    r.attempts = NextAttempts(job.stored, job.key, outcome.status);
+    r.run_id = run_id_;
+    r.finished = clock_->UtcIso();
+    if (!store_->PutResult(r, err)) return false;
+    progress_->OnOutcome(outcome.status);
+    return true;
+  }
+  void OnTick() override { progress_->Tick(); }
+
+ private:
+  ResultStore* store_;
+  Clock* clock_;
+  Progress* progress_;
+  const std::vector<PendingJob>* jobs_;
+  long long run_id_;
+};
+
+}  // namespace
+
+RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::string* err) {
+  *summary = RunSummary{};
+  HelloMessage hello;
+  std::vector<CaseEntry> inventory;
+  RunEnd end = supervisor_->Open(&hello, &inventory, err);
+  if (end != RunEnd::completed) return end;
+  auto fail = [&](const std::string& message) {
+    supervisor_->Stop();
+    *err = message;
+    return RunEnd::failed;
+  };
+
+  KeyEnvironment env;
+  if (!KeyEnvironmentFromHello(hello.harness, hello.env_json, &env, err)) return fail(*err);
+  PlanRequest plan_request = request.plan;
+  if (plan_request.paths.empty()) plan_request.paths = hello.paths;
+  std::vector<PlannedJob> plan;
+  if (!BuildPlan(inventory, hello.paths, plan_request, &plan, err)) return fail(*err);
+
+  std::vector<StoredResult> stored_rows;
+  if (!store_->LoadResults(&stored_rows, err)) return fail(*err);
+  std::map<std::pair<std::string, std::string>, StoredJob> stored;
+  for (const auto& r : stored_rows) {
+    stored[{r.case_name, r.path}] = StoredJob{r.job_key, r.key_fields_json, r.status, r.attempts, r.duration_s};
+  }
+
+  std::vector<PendingJob> pending;
+  std::vector<double> expected;
+  for (const PlannedJob& p : plan) {
+    PendingJob job{p.case_name, p.path, ComputeJobKey(inventory[p.case_index].fingerprint, p.path, env), std::nullopt};
+    auto it = stored.find({p.case_name, p.path});
+    std::optional<double> previous;
+    if (it != stored.end()) {
+      job.stored = it->second;
+      previous = it->second.duration_s;
+    }
+    if (!DecideRerun(job.stored, job.key, request.retry).run) {
+      ++summary->reused;
+      continue;
+    }
+    expected.push_back(ExpectedSeconds(p.path, previous));
+    pending.push_back(std::move(job));
+  }
+  std::vector<PendingJob> ordered;
+  std::vector<SupervisedJob> jobs;
+  for (size_t i : LongestFirst(expected)) {
+    jobs.push_back(SupervisedJob{pending[i].case_name, pending[i].path});
+    ordered.push_back(std::move(pending[i]));
+  }
+  summary->planned = plan.size();
+
+  RunInfo info;
+  info.started = clock_->UtcIso();
+  info.argv = request.argv_json;
+  info.shard = plan_request.shard.ToString();
+  info.env_json = hello.env_json;
+  info.harness = hello.harness;
+  info.registries_json = request.registries_json;
+  info.paths_json = nlohmann::json(plan_request.paths).dump();
+  long long run_id = 0;
+  if (!store_->BeginRun(info, &run_id, err)) return fail(*err);
+  std::vector<InventoryCase> cases;
+  cases.reserve(inventory.size());
+  for (const auto& c : inventory) cases.push_back(InventoryCase{c.name, c.group, c.registry, c.fingerprint, c.info_json, run_id});
+  if (!store_->ReplaceInventory(cases, err)) return fail(*err);
+
+  terminal_->Write(fmt::format("opsweep run: {} jobs planned ({} cases x {} paths{}): {} to run, {} current{}\n",
+                               plan.size(), inventory.size(), plan_request.paths.size(),
+                               plan_request.shard.count > 1 ? ", shard " + plan_request.shard.ToString() : "",
+                               jobs.size(), summary->reused,
+                               request.setup_note.empty() ? "" : "; " + request.setup_note));
+
+  Progress progress(terminal_, clock_, jobs.size(), summary->reused);
+  StoringObserver observer(store_, clock_, &progress, &ordered, run_id);
+  std::string run_err;
+  end = supervisor_->Run(jobs, &observer, &run_err);
+  if (end == RunEnd::completed) supervisor_->Stop();
+  summary->restarts = supervisor_->restarts();
+  std::string finish_err;
+  bool finished = store_->FinishRun(run_id, clock_->UtcIso(), &finish_err);
+  progress.Finish(end == RunEnd::completed ? "" : end == RunEnd::interrupted ? "interrupted" : "stopped");
+  if (end == RunEnd::failed) {
+    *err = run_err;
+    return end;
+  }
+  if (!finished) {
+    *err = finish_err;
+    return RunEnd::failed;
+  }
+  return end;
+}
+
+}  // namespace opsweep

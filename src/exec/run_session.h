@@ -1,0 +1,48 @@
+// One `opsweep run` from the first worker's hello to the finished run: plan the jobs, decide which
+// stored results are current, record the run, hand the rest to the supervisor longest first, store
+// each outcome as it arrives (committed at once, so a kill -9 loses only jobs in flight) and
+// finish the run. Wiring of real processes, database and terminal happens in cli/verb_run.cc.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/plan.h"
+#include "core/rerun.h"
+#include "exec/clock.h"
+#include "exec/result_store.h"
+#include "exec/supervisor.h"
+#include "exec/terminal.h"
+
+namespace opsweep {
+
+struct RunRequest {
+  PlanRequest plan;  // plan.paths empty = every path the worker offers
+  RetryFailed retry = RetryFailed::no;
+  std::string argv_json;        // the command line, for runs.argv
+  std::string registries_json;  // the registry files, for runs.registries_json
+  std::string setup_note;       // appended to the "N jobs to run" line (e.g. "4 workers x 2 threads")
+};
+
+struct RunSummary {
+  size_t planned = 0;
+  size_t reused = 0;
+  size_t ran = 0;
+  int restarts = 0;
+};
+
+class RunSession {
+ public:
+  RunSession(Supervisor* supervisor, ResultStore* store, Clock* clock, Terminal* terminal)
+      : supervisor_(supervisor), store_(store), clock_(clock), terminal_(terminal) {}
+
+  // Returns how the run ended; *err is one line when it failed.
+  RunEnd Execute(const RunRequest& request, RunSummary* summary, std::string* err);
+
+ private:
+  Supervisor* supervisor_;
+  ResultStore* store_;
+  Clock* clock_;
+  Terminal* terminal_;
+};
+
+}  // namespace opsweep

@@ -1,0 +1,124 @@
+// The supervisor: hands jobs to warm workers and turns everything a worker can do into a record.
+// It owns time. A job past its deadline gets its worker's process group killed and a `timeout`
+// record; a worker that dies mid-job gives `crash` (signal or exit code); garbage on the protocol
+// kills the worker and gives `crash` ("protocol error: ..."); a worker over the memory limit is
+// killed and gives `crash`; a `poisoned` worker is replaced and its job re-queued at the front,
+// unless that job already poisoned a worker once (then `crash`). Every lost worker counts as a
+// restart; past the cap the run stops with an error, as does a worker that cannot get ready
+// (no hello/inventory within the startup deadline, a registry error, a different environment).
+//
+// It sees processes only through WorkerPool and time only through Clock, so tests script both.
+#pragma once
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/case_entry.h"
+#include "exec/clock.h"
+#include "exec/protocol.h"
+#include "exec/worker_pool.h"
+
+namespace opsweep {
+
+struct SupervisorOptions {
+  double job_timeout_s = 600;
+  double startup_timeout_s = 120;
+  long long memory_limit_bytes = 0;  // per worker process group; 0 = none
+  int max_restarts = 50;
+  double memory_poll_s = 1.0;
+  double tick_s = 1.0;        // the observer's OnTick period, at most
+  double stop_grace_s = 5.0;  // how long workers get to exit after their input closes
+};
+
+struct SupervisedJob {
+  std::string case_name;
+  std::string path;
+};
+
+struct JobOutcome {
+  size_t job = 0;  // index into the jobs given to Run
+  std::string status;
+  std::string record_json;
+  double duration_s = 0;
+};
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  // A job has its outcome. Returning false stops the run with *err (e.g. the store failed).
+  virtual bool OnOutcome(const JobOutcome& outcome, std::string* err) = 0;
+  // Called about every tick_s while the run is going.
+  virtual void OnTick() {}
+};
+
+enum class RunEnd { completed, interrupted, failed };
+
+class Supervisor {
+ public:
+  Supervisor(WorkerPool* pool, Clock* clock, const SupervisorOptions& options);
+
+  // Starts the first worker and waits for its hello and inventory.
+  RunEnd Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, std::string* err);
+
+  // Runs the jobs, taking them in the given order (the caller sorts them longest first), on up to
+  // pool->slots() workers, starting more as needed. On interrupt or failure every worker is killed
+  // and jobs in flight get no outcome.
+  RunEnd Run(const std::vector<SupervisedJob>& jobs, RunObserver* observer, std::string* err);
+
+  // Lets every worker go (shutdown, then kill after the grace period).
+  void Stop();
+
+  int restarts() const { return restarts_; }
+
+ private:
+  struct Slot {
+    enum class State { empty, starting, idle, busy };
+    State state = State::empty;
+    bool got_hello = false;
+    double startup_deadline = 0;
+    size_t job = 0;
+    long long job_id = 0;
+    double started = 0;
+    double deadline = 0;
+  };
+
+  bool StartWorker(int slot);
+  void AssignJobs();
+  void StartWorkersAsNeeded();
+  void Step();
+  void HandleLine(int slot, const std::string& line);
+  void HandleStartupMessage(int slot, const WorkerMessage& msg);
+  void HandleExit(int slot, const ExitStatus& exit);
+  void ProtocolError(int slot, const std::string& problem);
+  void CheckDeadlines();
+  void CheckMemory();
+  void Finish(int slot, const std::string& status, const std::string& record_json);
+  void KillAndLose(int slot);
+  void LoseWorker(int slot);
+  void KillAll();
+  void Fail(const std::string& message);
+  bool failed() const { return !fatal_.empty(); }
+
+  WorkerPool* pool_;
+  Clock* clock_;
+  SupervisorOptions options_;
+  std::vector<Slot> slots_;
+  std::vector<WorkerEvent> events_;
+
+  bool have_first_ = false;
+  HelloMessage first_hello_;
+  std::vector<CaseEntry> first_inventory_;
+  std::string inventory_digest_;
+
+  const std::vector<SupervisedJob>* jobs_ = nullptr;
+  RunObserver* observer_ = nullptr;
+  std::deque<size_t> queue_;
+  std::vector<int> poison_counts_;
+  size_t remaining_ = 0;
+  long long next_id_ = 0;
+  int restarts_ = 0;
+  double next_memory_check_ = 0;
+  std::string fatal_;
+};
+
+}  // namespace opsweep

@@ -1,0 +1,173 @@
+/* opsweep page: search, filters and shareable state. Inlined by `opsweep render`.
+ *
+ * The page is complete without this script (plain tables); the script only hides rows. Each row
+ * carries its statuses (data-s: one token per path, in the order of the config's paths), its
+ * graph-break count (data-b) and its search text (data-q). State lives in the URL hash:
+ * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
+ */
+(function () {
+  'use strict';
+  var doc = document;
+  var config = JSON.parse(doc.getElementById('opsweep-config').textContent);
+  var pathIds = config.paths;
+  var total = config.total;
+  var search = doc.getElementById('q');
+  var filter = doc.getElementById('f');
+  var count = doc.getElementById('count');
+  var empty = doc.getElementById('no-match');
+  var FAILURE = { mismatch: 1, fail: 1, crash: 1, timeout: 1 };
+  var SUPPORTED = { ok: 1, 'ok-breaks': 1, 'ok-unverified': 1 };
+  var numberFormat = new Intl.NumberFormat('en-US');
+
+  var rows = [];
+  var boxes = [];   // sections (one table each): their rows are counted and the box hidden at 0
+  var groups = [];  // packages: hidden when none of their boxes shows a row
+  Array.prototype.forEach.call(doc.querySelectorAll('[data-group]'), function (group) {
+    group._opsweep = { el: group, shown: 0 };
+    groups.push(group._opsweep);
+  });
+  Array.prototype.forEach.call(doc.querySelectorAll('[data-box]'), function (box) {
+    var group = box.closest('[data-group]');
+    var entry = {
+      el: box, cnt: box.querySelector('.cnt'), total: 0, shown: 0, group: group ? group._opsweep : null
+    };
+    boxes.push(entry);
+    Array.prototype.forEach.call(box.querySelectorAll('tr[data-s]'), function (tr) {
+      rows.push({
+        el: tr,
+        q: (tr.getAttribute('data-q') || '').toLowerCase(),
+        s: tr.getAttribute('data-s').split(' '),
+        b: +(tr.getAttribute('data-b') || 0),
+        shown: true,
+        box: entry
+      });
+      entry.total++;
+    });
+  });
+
+  function matches(row, value) {
+    var i;
+    if (!value || value === 'all') return true;
+    if (value === 'failure') {
+      for (i = 0; i < row.s.length; i++) if (FAILURE[row.s[i]]) return true;
+      return false;
+    }
+    if (value === 'breaks') return row.b > 0;
+    if (value === 'all-ok') {
+      for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;
+      return true;
+    }
+    var colon = value.lastIndexOf(':');
+    var path = pathIds.indexOf(value.slice(0, colon));
+    if (colon < 0 || path < 0) return false;
+    var status = row.s[path];
+    var wanted = value.slice(colon + 1);
+    if (wanted === 'supported') return !!SUPPORTED[status];
+    if (wanted === 'failure') return !!FAILURE[status];
+    return status === wanted;
+  }
+
+  function hasOption(value) {
+    for (var i = 0; i < filter.options.length; i++) if (filter.options[i].value === value) return true;
+    return false;
+  }
+
+  function writeState() {
+    var parts = [];
+    if (search.value) parts.push('q=' + encodeURIComponent(search.value));
+    if (filter.value !== 'all') parts.push('f=' + encodeURIComponent(filter.value).replace(/%3A/g, ':'));
+    var base = location.pathname + location.search;
+    var target = parts.length ? base + '#' + parts.join('&') : base;
+    if (target !== location.pathname + location.search + location.hash) {
+      try { history.replaceState(null, '', target); } catch (e) { /* file:// quirks: state stays local */ }
+    }
+  }
+
+  function apply(write) {
+    var started = performance.now();
+    var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var value = filter.value;
+    var shown = 0, i, j;
+    for (i = 0; i < boxes.length; i++) boxes[i].shown = 0;
+    for (i = 0; i < groups.length; i++) groups[i].shown = 0;
+    for (i = 0; i < rows.length; i++) {
+      var row = rows[i];
+      var ok = matches(row, value);
+      for (j = 0; ok && j < terms.length; j++) ok = row.q.indexOf(terms[j]) >= 0;
+      if (ok !== row.shown) {
+        row.el.hidden = !ok;
+        row.shown = ok;
+      }
+      if (ok) {
+        shown++;
+        row.box.shown++;
+      }
+    }
+    var filtered = terms.length > 0 || value !== 'all';
+    for (i = 0; i < boxes.length; i++) {
+      var box = boxes[i];
+      box.el.hidden = filtered && box.shown === 0;
+      if (box.group) box.group.shown += box.shown;
+      if (box.cnt) {
+        box.cnt.textContent = filtered
+          ? numberFormat.format(box.shown) + ' of ' + numberFormat.format(box.total)
+          : numberFormat.format(box.total);
+      }
+    }
+    for (i = 0; i < groups.length; i++) groups[i].el.hidden = filtered && groups[i].shown === 0;
+    count.textContent = filtered
+      ? 'showing ' + numberFormat.format(shown) + ' of ' + numberFormat.format(total)
+      : numberFormat.format(total) + ' configurations';
+    empty.hidden = shown > 0;
+    if (write) writeState();
+    // Read by the tests and handy in the console: how long the last filtering took.
+    window.opsweepFilterMs = performance.now() - started;
+  }
+
+  function readState() {
+    var hash = location.hash.slice(1);
+    var source = hash.indexOf('=') >= 0 ? hash : location.search.slice(1);
+    var params = new URLSearchParams(source);
+    search.value = params.get('q') || '';
+    var value = params.get('f') || 'all';
+    filter.value = hasOption(value) ? value : 'all';
+  }
+
+  function revealTarget() {
+    var hash = location.hash.slice(1);
+    if (!hash || hash.indexOf('=') >= 0) return;
+    var target = doc.getElementById(decodeURIComponent(hash));
+    if (target && target.closest('[hidden]')) {
+      search.value = '';
+      filter.value = 'all';
+      apply(false);
+      target.scrollIntoView();
+    }
+  }
+
+  search.addEventListener('input', function () { apply(true); });
+  filter.addEventListener('change', function () { apply(true); });
+  window.addEventListener('hashchange', function () {
+    if (location.hash.indexOf('=') >= 0) {
+      readState();
+      apply(false);
+    } else {
+      revealTarget();
+    }
+  });
+  doc.addEventListener('keydown', function (event) {
+    var active = doc.activeElement;
+    var typing = active && (active.tagName === 'INPUT' || active.tagName === 'SELECT' || active.tagName === 'TEXTAREA');
+    if (event.key === '/' && !typing) {
+      event.preventDefault();
+      search.focus();
+    } else if (event.key === 'Escape' && active === search && search.value) {
+      search.value = '';
+      apply(true);
+    }
+  });
+
+  readState();
+  apply(false);
+  revealTarget();
+})();

@@ -1,0 +1,365 @@
+#include "render/html_writer.h"
+
+#include <iterator>
+
+#include <fmt/core.h>
+
+#include "render/escape.h"
+#include "util/embedded.h"
+
+namespace opsweep::render {
+namespace {
+
+const std::string_view* FindAsset(std::string_view name) {
+  for (const EmbeddedFile& file : embedded_assets::files()) {
+    if (file.name == name) return &file.data;
+  }
+  return nullptr;
+}
+
+std::string E(std::string_view text) { return HtmlEscape(text); }
+
+class Page {
+ public:
+  explicit Page(const ViewModel& vm) : vm_(vm) { out_.reserve(64 * 1024 + 1200 * CountRows()); }
+
+  std::string Take() { return std::move(out_); }
+
+  void Head(std::string_view css) {
+    out_ +=
+        "<!DOCTYPE html>\n"
+        "<html lang=\"en\" class=\"no-js\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        // The page needs nothing from anywhere: let the browser refuse any request.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+        "base-uri 'none'; form-action 'none'\">\n"
+        "<meta name=\"color-scheme\" content=\"light dark\">\n"
+        "<meta name=\"generator\" content=\"opsweep render\">\n";
+    out_ += "<title>" + E(vm_.title) + "</title>\n<style>\n";
+    out_ += css;
+    out_ += "</style>\n<script>document.documentElement.className = 'js';</script>\n</head>\n";
+  }
+
+  void Bar() {
+    out_ += "<body>\n<a class=\"skip\" href=\"#packages\">Skip to the tables</a>\n";
+    out_ += "<header class=\"bar\">\n<div class=\"bar-in\">\n";
+    out_ += fmt::format("<a class=\"brand\" href=\"#top\">{} {} <span>export support</span></a>\n",
+                        E(vm_.library_name), E(vm_.library_version));
+    out_ += "<div class=\"controls\" role=\"search\">\n";
+    out_ +=
+        "<label class=\"vh\" for=\"q\">Search operators, variants and reasons</label>\n"
+        "<input id=\"q\" type=\"search\" placeholder=\"Search operators and reasons  ( / )\" "
+        "autocomplete=\"off\" spellcheck=\"false\">\n"
+        "<label class=\"vh\" for=\"f\">Show</label>\n<select id=\"f\">\n";
+    std::string group;
+    for (const FilterOption& option : vm_.filters) {
+      if (option.group != group) {
+        if (!group.empty()) out_ += "</optgroup>\n";
+        group = option.group;
+        if (!group.empty()) out_ += "<optgroup label=\"" + E(group) + "\">\n";
+      }
+      out_ += fmt::format("<option value=\"{}\">{} ({})</option>\n", E(option.value),
+                          E(option.label), FormatCount(option.count));
+    }
+    if (!group.empty()) out_ += "</optgroup>\n";
+    out_ += "</select>\n</div>\n";
+    out_ += fmt::format("<output id=\"count\" aria-live=\"polite\">{} configurations</output>\n",
+                        FormatCount(vm_.configurations));
+    out_ += "</div>\n</header>\n";
+  }
+
+  void Overview() {
+    out_ += "<main id=\"top\">\n<h1>" + E(vm_.title) + "</h1>\n";
+    out_ += fmt::format(
+        "<p class=\"lede\">Every surveyed public operator of {} {} was run with concrete inputs "
+        "through each capture path and its output compared with eager PyTorch. Measured, not "
+        "guessed: snapshot of {}.</p>\n",
+        E(vm_.library_name), E(vm_.library_version), E(vm_.generated));
+    out_ += "<section class=\"cards\" aria-label=\"Supported per path\">\n";
+    for (std::size_t p = 0; p < vm_.paths.size(); ++p) {
+      const PathCount& card = vm_.cards[p];
+      const int width = card.probed > 0 ? (1000 * card.supported / card.probed) : 0;
+      out_ += "<div class=\"card\">\n<h2>" + E(vm_.paths[p].title) + "</h2>\n";
+      out_ += fmt::format("<p class=\"big\">{} <small>/ {} probed</small></p>\n",
+                          FormatCount(card.supported), FormatCount(card.probed));
+      out_ += fmt::format("<p class=\"pct\">{} supported</p>\n", E(card.percent));
+      out_ += fmt::format("<div class=\"meter\" aria-hidden=\"true\"><i style=\"width:{}.{}%\"></i></div>\n",
+                          width / 10, width % 10);
+      if (!vm_.paths[p].description.empty()) {
+        out_ += "<p class=\"desc\">" + E(vm_.paths[p].description) + "</p>\n";
+      }
+      out_ += "</div>\n";
+    }
+    out_ += "</section>\n<ul class=\"facts\">\n";
+    out_ += fmt::format("<li><b>{}</b><span>of {} configurations pass every path</span></li>\n",
+                        FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
+    out_ += fmt::format(
+        "<li><b>{}</b><span>configurations probed, of {} distinct operators</span></li>\n",
+        FormatCount(vm_.configurations), FormatCount(vm_.operators));
+    if (vm_.operators_onnx) {
+      out_ += fmt::format(
+          "<li><b>{}</b><span>of {} operators export to ONNX in at least one "
+          "configuration</span></li>\n",
+          FormatCount(*vm_.operators_onnx), FormatCount(vm_.operators));
+    }
+    out_ += fmt::format(
+        "<li><b>{}</b><span>configurations are n/a on every path (<a href=\"#na-everywhere\">listed "
+        "below</a>)</span></li>\n",
+        FormatCount(vm_.configurations_na_everywhere));
+    out_ += "</ul>\n";
+
+    out_ += "<section id=\"environment\">\n<h2>Environment</h2>\n<dl class=\"env\">\n";
+    for (const EnvironmentEntry& entry : vm_.environment) {
+      out_ += "<div><dt>" + E(entry.label) + "</dt><dd>" + E(entry.value) + "</dd></div>\n";
+    }
+    out_ += "</dl>\n</section>\n";
+
+    out_ += "<section id=\"legend\">\n<h2>Legend</h2>\n<ul class=\"legend\">\n";
+    for (const LegendEntry& entry : vm_.legend) {
+      const std::string label = entry.cell.status == Status::kOkBreaks ? "yes, N breaks"
+                                                                        : entry.cell.label;
+      out_ += fmt::format(
+          "<li><span class=\"c st-{}\"><b aria-hidden=\"true\">{}</b>{}</span><span "
+          "class=\"m\">{}</span></li>\n",
+          entry.cell.token, entry.cell.symbol, E(label), E(entry.meaning));
+    }
+    out_ += "</ul>\n</section>\n";
+  }
+
+  void Summary() {
+    out_ += "<section id=\"packages\">\n<h2>Packages</h2>\n<div class=\"tw\">\n<table class=\"summary\">\n";
+    out_ += "<thead><tr><th scope=\"col\">Package</th><th scope=\"col\">Configurations</th>";
+    for (const PathView& path : vm_.paths) out_ += "<th scope=\"col\">" + E(path.title) + "</th>";
+    out_ += "<th scope=\"col\">Every path</th><th scope=\"col\">n/a everywhere</th></tr></thead>\n<tbody>\n";
+    for (const PackageView& package : vm_.packages) {
+      const PackageSummary& s = package.summary;
+      out_ += fmt::format("<tr><th scope=\"row\"><a href=\"#{}\"><code>{}</code></a></th><td>{}</td>",
+                          E(package.anchor), E(package.title), FormatCount(s.configurations));
+      for (const PathCount& count : s.paths) {
+        out_ += fmt::format("<td>{} / {}<small>{}</small></td>", FormatCount(count.supported),
+                            FormatCount(count.probed), E(count.percent));
+      }
+      out_ += fmt::format("<td>{}</td><td>{}</td></tr>\n", FormatCount(s.all_pass),
+                          FormatCount(s.na_everywhere));
+    }
+    out_ += "</tbody>\n</table>\n</div>\n</section>\n";
+  }
+
+  void Packages() {
+    out_ +=
+        "<p id=\"no-match\" class=\"empty\" hidden>No configuration matches the search and the "
+        "filter.</p>\n";
+    for (const PackageView& package : vm_.packages) {
+      out_ += fmt::format("<section class=\"pkg\" id=\"{}\" data-group>\n", E(package.anchor));
+      out_ += fmt::format(
+          "<h2><a class=\"perma\" href=\"#{0}\" aria-label=\"Link to this package\">#</a><code>{1}</code>"
+          "<span class=\"cnt\">{2} configurations</span></h2>\n",
+          E(package.anchor), E(package.title), FormatCount(package.summary.configurations));
+      if (package.summary.na_everywhere > 0) {
+        out_ += fmt::format(
+            "<p class=\"grp\">{} of its configurations are n/a on every path and are listed in "
+            "<a href=\"#na-everywhere\">n/a on every path</a>.</p>\n",
+            FormatCount(package.summary.na_everywhere));
+      }
+      for (const SectionView& section : package.sections) {
+        if (package.titled_sections) {
+          out_ += fmt::format("<section class=\"sec\" id=\"{}\" data-box>\n", E(section.anchor));
+          out_ += fmt::format(
+              "<h3><a class=\"perma\" href=\"#{0}\" aria-label=\"Link to this section\">#</a>"
+              "<code>{1}</code><span class=\"cnt\">{2}</span></h3>\n",
+              E(section.anchor), E(section.title), FormatCount(section.rows.size()));
+        } else {
+          out_ += fmt::format("<div class=\"sec\" id=\"{}\" data-box>\n", E(section.anchor));
+        }
+        OperatorTable(section.rows, section.title, TableKind::kPaths);
+        out_ += package.titled_sections ? "</section>\n" : "</div>\n";
+      }
+      out_ += "</section>\n";
+    }
+  }
+
+  void NotApplicable() {
+    out_ += "<section id=\"na-everywhere\" data-box>\n";
+    out_ += fmt::format(
+        "<h2><a class=\"perma\" href=\"#na-everywhere\" aria-label=\"Link to this section\">#</a>"
+        "n/a on every path<span class=\"cnt\">{}</span></h2>\n",
+        FormatCount(vm_.na_rows.size()));
+    out_ +=
+        "<p class=\"grp\">No path could probe these configurations: the operator gives no tensor "
+        "output, does not run eagerly with the probed inputs, or the case is skipped. They are "
+        "listed rather than hidden, because an operator that fails eagerly on valid inputs is a "
+        "defect worth seeing.</p>\n";
+    if (vm_.na_rows.empty()) {
+      out_ += "<p>None.</p>\n";
+    } else {
+      OperatorTable(vm_.na_rows, "n/a on every path", TableKind::kNotApplicable);
+    }
+    out_ += "</section>\n";
+  }
+
+  void Reasons() {
+    out_ += "<section id=\"reasons\">\n<h2>Reasons</h2>\n";
+    out_ += fmt::format(
+        "<p class=\"grp\">{} reasons explain the failures above, most widespread first. ",
+        FormatCount(vm_.reasons.size()));
+    if (vm_.unclassified > 0) {
+      out_ += fmt::format(
+          "{} errors matched no rule; they show their own first line.", FormatCount(vm_.unclassified));
+    }
+    out_ += "</p>\n";
+    for (const ReasonView& reason : vm_.reasons) {
+      out_ += fmt::format("<article class=\"reason\" id=\"{}\">\n", E(reason.anchor));
+      out_ += fmt::format(
+          "<h3><a class=\"perma\" href=\"#{0}\" aria-label=\"Link to this reason\">#</a>"
+          "<code>{1}</code>{2}</h3>\n<dl>\n",
+          E(reason.anchor), E(reason.id), E(reason.title));
+      if (!reason.cause.empty()) out_ += "<dt>Cause</dt><dd>" + E(reason.cause) + "</dd>\n";
+      if (!reason.hint.empty()) out_ += "<dt>What to do</dt><dd>" + E(reason.hint) + "</dd>\n";
+      if (!reason.component.empty()) {
+        out_ += "<dt>Who can fix it</dt><dd><code>" + E(reason.component) + "</code></dd>\n";
+      }
+      out_ += "</dl>\n";
+      out_ += fmt::format(
+          "<details{}><summary>Affects {} configuration{} of {} operator{}</summary>\n<ul class=\"aff\">\n",
+          reason.affected.size() <= 12 ? " open" : "", FormatCount(reason.affected.size()),
+          reason.affected.size() == 1 ? "" : "s", FormatCount(reason.operators),
+          reason.operators == 1 ? "" : "s");
+      for (const AffectedRow& row : reason.affected) {
+        out_ += fmt::format("<li><a href=\"#{}\"><code>{}</code></a> <span>({})</span></li>\n",
+                            E(row.anchor), E(row.name), E(row.paths_label));
+      }
+      out_ += "</ul>\n</details>\n</article>\n";
+    }
+    out_ += "</section>\n";
+  }
+
+  void Tail(std::string_view js) {
+    out_ += fmt::format(
+        "<footer>Generated by <code>opsweep render</code> from the snapshot of {}{}. The page is "
+        "self-contained: it loads nothing from anywhere.</footer>\n</main>\n",
+        E(vm_.generated), vm_.tool.empty() ? "" : " (merged by " + E(vm_.tool) + ")");
+    out_ += "<script type=\"application/json\" id=\"opsweep-config\">{\"paths\":[";
+    for (std::size_t p = 0; p < vm_.paths.size(); ++p) {
+      if (p > 0) out_ += ',';
+      out_ += ScriptJsonString(vm_.paths[p].id);
+    }
+    out_ += fmt::format("],\"total\":{}}}</script>\n<script>\n", vm_.configurations);
+    out_ += js;
+    out_ += "</script>\n</body>\n</html>\n";
+  }
+
+ private:
+  enum class TableKind { kPaths, kNotApplicable };
+
+  std::size_t CountRows() const {
+    std::size_t n = vm_.na_rows.size();
+    for (const auto& package : vm_.packages) {
+      for (const auto& section : package.sections) n += section.rows.size();
+    }
+    return n;
+  }
+
+  void OperatorTable(const std::vector<RowView>& rows, std::string_view caption, TableKind kind) {
+    out_ += "<div class=\"tw\">\n<table class=\"ops\">\n<caption class=\"vh\">" + E(caption) +
+            "</caption>\n<thead><tr><th scope=\"col\">Operator</th>";
+    if (kind == TableKind::kPaths) {
+      for (const PathView& path : vm_.paths) out_ += "<th scope=\"col\" class=\"c\">" + E(path.title) + "</th>";
+    } else {
+      out_ += "<th scope=\"col\">Package</th>";
+    }
+    out_ += "<th scope=\"col\">Details</th></tr></thead>\n<tbody>\n";
+    for (const RowView& row : rows) Row(row, kind);
+    out_ += "</tbody>\n</table>\n</div>\n";
+  }
+
+  void Row(const RowView& row, TableKind kind) {
+    std::string statuses;
+    for (const CellView& cell : row.cells) {
+      if (!statuses.empty()) statuses += ' ';
+      statuses += cell.token;
+    }
+    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\" data-q=\"{}\">",
+                        E(row.anchor), E(row.name), E(statuses), row.graph_breaks,
+                        E(row.search_text));
+    out_ += fmt::format("<th scope=\"row\"><a class=\"perma\" href=\"#{}\" aria-label=\"Link to {}\">#</a>",
+                        E(row.anchor), E(row.name));
+    if (!row.api_url.empty()) {
+      out_ += fmt::format("<a href=\"{}\" title=\"{}\"><code>{}</code></a>", E(row.api_url),
+                          E(row.api), E(row.operator_name));
+    } else if (!row.api.empty()) {
+      out_ += fmt::format("<code title=\"{}\">{}</code>", E(row.api), E(row.operator_name));
+    } else {
+      out_ += "<code>" + E(row.operator_name) + "</code>";
+    }
+    if (!row.variant.empty()) out_ += "<span class=\"var\">" + E(row.variant) + "</span>";
+    if (!row.note.empty()) out_ += "<span class=\"note\">" + E(row.note) + "</span>";
+    out_ += "</th>";
+    if (kind == TableKind::kPaths) {
+      for (const CellView& cell : row.cells) {
+        out_ += fmt::format("<td class=\"c st-{}\"><span><b aria-hidden=\"true\">{}</b>{}</span></td>",
+                            cell.token, cell.symbol, E(cell.label));
+      }
+    } else {
+      out_ += "<td class=\"grp\"><code>" + E(row.group) + "</code></td>";
+    }
+    out_ += "<td class=\"d\">";
+    if (!row.details.empty()) {
+      out_ += "<ul>";
+      for (const DetailLine& line : row.details) Detail(line);
+      out_ += "</ul>";
+    }
+    out_ += "</td></tr>\n";
+  }
+
+  void Detail(const DetailLine& line) {
+    out_ += "<li><span class=\"p\">" + E(line.paths_label) + ":</span> " + E(line.text);
+    if (!line.break_reasons.empty()) {
+      out_ += " <span class=\"br\">(";
+      for (std::size_t i = 0; i < line.break_reasons.size(); ++i) {
+        const BreakReasonView& item = line.break_reasons[i];
+        if (i > 0) out_ += "; ";
+        if (item.reason) {
+          out_ += "<a href=\"#" + E(item.reason->anchor) + "\">" + E(item.text) + "</a>";
+        } else {
+          out_ += E(item.text);
+        }
+      }
+      out_ += ")</span>";
+    }
+    if (!line.location.empty()) out_ += " <span class=\"loc\">" + E(line.location) + "</span>";
+    if (line.reason) {
+      out_ += fmt::format(" <a class=\"rl\" href=\"#{}\" title=\"{}\">\u2192 {}</a>",
+                          E(line.reason->anchor), E(line.reason->id), E(line.reason->title));
+    }
+    if (!line.error.empty()) out_ += "<code class=\"err\">" + E(line.error) + "</code>";
+    out_ += "</li>";
+  }
+
+  const ViewModel& vm_;
+  std::string out_;
+};
+
+}  // namespace
+
+bool WriteHtml(const ViewModel& vm, std::string* out, std::string* err) {
+  const std::string_view* css = FindAsset("page.css");
+  const std::string_view* js = FindAsset("page.js");
+  if (css == nullptr || js == nullptr) {
+    *err = "the page assets (page.css, page.js) are missing from this binary";
+    return false;
+  }
+  Page page(vm);
+  page.Head(*css);
+  page.Bar();
+  page.Overview();
+  page.Summary();
+  page.Packages();
+  page.NotApplicable();
+  page.Reasons();
+  page.Tail(*js);
+  *out = page.Take();
+  return true;
+}
+
+}  // namespace opsweep::render

@@ -1,0 +1,289 @@
+#include "render/snapshot.h"
+
+#include <set>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace opsweep::render {
+namespace {
+
+using nlohmann::json;
+
+// nlohmann's DOM builder, but a syntax error is kept as text instead of thrown, so that the
+// message (with line and column) can be reported as a value.
+class DomParser : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  explicit DomParser(json& root) : json_sax_dom_parser(root, /*allow_exceptions_=*/false) {}
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
+    error = ex.what();
+    return false;
+  }
+  std::string error;
+};
+
+bool ParseJson(std::string_view text, json* out, std::string* err) {
+  DomParser sax(*out);
+  const bool ok = json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json,
+                                  /*strict=*/true);
+  if (ok && sax.error.empty()) return true;
+  std::string message = sax.error.empty() ? std::string("not valid JSON") : sax.error;
+  // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
+  if (message.rfind("[json.exception.", 0) == 0) {
+    const auto close = message.find("] ");
+    if (close != std::string::npos) message.erase(0, close + 2);
+  }
+  *err = "not valid JSON: " + message;
+  return false;
+}
+
+enum class Need { kRequired, kOptional };
+
+// Reads typed fields out of JSON objects; the first problem is kept in *err as
+// "<where>: <problem>".
+class FieldReader {
+ public:
+  explicit FieldReader(std::string* err) : err_(err) {}
+
+  bool Fail(std::string_view where, std::string_view problem) {
+    *err_ = where.empty() ? std::string(problem) : fmt::format("{}: {}", where, problem);
+    return false;
+  }
+
+  bool String(const json& object, const char* key, std::string_view where, Need need,
+              std::string* out) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) {
+      if (need == Need::kRequired) return Fail(where, fmt::format("missing '{}'", key));
+      return true;
+    }
+    if (!it->is_string()) return Fail(where, fmt::format("'{}' is not a string", key));
+    *out = it->get<std::string>();
+    if (need == Need::kRequired && out->empty()) {
+      return Fail(where, fmt::format("'{}' is empty", key));
+    }
+    return true;
+  }
+
+  bool StringList(const json& object, const char* key, std::string_view where,
+                  std::vector<std::string>* out) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return true;
+    if (!it->is_array()) return Fail(where, fmt::format("'{}' is not a list", key));
+    for (const json& item : *it) {
+      if (!item.is_string()) return Fail(where, fmt::format("'{}' holds a non-string", key));
+      out->push_back(item.get<std::string>());
+    }
+    return true;
+  }
+
+  bool Object(const json& object, const char* key, std::string_view where, Need need,
+              const json** out) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) {
+      if (need == Need::kRequired) return Fail(where, fmt::format("missing '{}'", key));
+      *out = nullptr;
+      return true;
+    }
+    if (!it->is_object()) return Fail(where, fmt::format("'{}' is not an object", key));
+    *out = &*it;
+    return true;
+  }
+
+ private:
+  std::string* err_;
+};
+
+// A scalar shown as text (versions may be written as numbers by hand-made snapshots).
+std::string ScalarText(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_integer() || value.is_number_unsigned() || value.is_number_float() ||
+      value.is_boolean()) {
+    return value.dump();
+  }
+  return "";
+}
+
+bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where,
+                 const std::map<std::string, SnapshotReason>& reasons, PathOutcome* out) {
+  if (!j.is_object()) return fields.Fail(where, "is not an object");
+  std::string status;
+  if (!fields.String(j, "status", where, Need::kRequired, &status)) return false;
+  const auto parsed = ParseStatus(status);
+  if (!parsed) return fields.Fail(where, fmt::format("unknown status '{}'", status));
+  out->status = *parsed;
+  if (!fields.String(j, "step", where, Need::kOptional, &out->step) ||
+      !fields.String(j, "reason", where, Need::kOptional, &out->reason) ||
+      !fields.String(j, "detail", where, Need::kOptional, &out->detail) ||
+      !fields.String(j, "error", where, Need::kOptional, &out->error) ||
+      !fields.String(j, "location", where, Need::kOptional, &out->location) ||
+      !fields.StringList(j, "break_reasons", where, &out->break_reasons) ||
+      !fields.StringList(j, "op_types", where, &out->op_types)) {
+    return false;
+  }
+  if (!out->reason.empty() && reasons.find(out->reason) == reasons.end()) {
+    return fields.Fail(where, fmt::format("reason '{}' is not in 'reasons'", out->reason));
+  }
+  const auto breaks = j.find("graph_breaks");
+  if (breaks != j.end() && !breaks->is_null()) {
+    if (!breaks->is_number_integer()) return fields.Fail(where, "'graph_breaks' is not an integer");
+    const auto count = breaks->get<long long>();
+    if (count < 0 || count > 1000000) {
+      return fields.Fail(where, fmt::format("'graph_breaks' is {} (must be 0 or more)", count));
+    }
+    out->graph_breaks = static_cast<int>(count);
+  }
+  return true;
+}
+
+bool ReadRecord(FieldReader& fields, const json& j, const std::string& where,
+                const Snapshot& snapshot, SnapshotRecord* out) {
+  if (!j.is_object()) return fields.Fail(where, "is not an object");
+  if (!fields.String(j, "name", where, Need::kRequired, &out->name)) return false;
+  const std::string named = fmt::format("{} '{}'", where, out->name);
+  if (!fields.String(j, "operator", named, Need::kRequired, &out->operator_name) ||
+      !fields.String(j, "package", named, Need::kRequired, &out->package) ||
+      !fields.String(j, "variant", named, Need::kOptional, &out->variant) ||
+      !fields.String(j, "section", named, Need::kOptional, &out->section) ||
+      !fields.String(j, "group", named, Need::kOptional, &out->group) ||
+      !fields.String(j, "target", named, Need::kOptional, &out->target) ||
+      !fields.String(j, "note", named, Need::kOptional, &out->note)) {
+    return false;
+  }
+  if (out->group.empty()) {
+    out->group = out->section.empty() ? out->package : out->package + "." + out->section;
+  }
+  const auto check = j.find("check");
+  if (check != j.end() && !check->is_null()) {
+    if (!check->is_boolean()) return fields.Fail(named, "'check' is not true or false");
+    out->check = check->get<bool>();
+  }
+  const auto api = j.find("api");
+  if (api != j.end() && !api->is_null()) {
+    if (!api->is_string()) return fields.Fail(named, "'api' is not a string or null");
+    if (!api->get<std::string>().empty()) out->api = api->get<std::string>();
+  }
+  const json* paths = nullptr;
+  if (!fields.Object(j, "paths", named, Need::kRequired, &paths)) return false;
+  for (const std::string& path : snapshot.paths) {
+    const auto it = paths->find(path);
+    if (it == paths->end()) return fields.Fail(named, fmt::format("no outcome for path '{}'", path));
+    if (!ReadOutcome(fields, *it, fmt::format("{} paths.{}", named, path), snapshot.reasons,
+                     &out->paths[path])) {
+      return false;
+    }
+  }
+  for (const auto& [path, value] : paths->items()) {
+    if (out->paths.find(path) == out->paths.end()) {
+      return fields.Fail(named, fmt::format("outcome for path '{}', which is not in 'paths'", path));
+    }
+  }
+  return true;
+}
+
+bool ReadHeader(FieldReader& fields, const json& root, Snapshot* out) {
+  const auto schema = root.find("schema");
+  if (schema == root.end()) return fields.Fail("", "not an opsweep snapshot (no 'schema')");
+  if (!schema->is_number_integer()) return fields.Fail("", "'schema' is not an integer");
+  out->schema = schema->get<int>();
+  if (out->schema != kSnapshotSchema) {
+    return fields.Fail("", fmt::format("snapshot schema {} is not supported (this opsweep reads {})",
+                                       out->schema, kSnapshotSchema));
+  }
+  if (!fields.String(root, "generated", "", Need::kRequired, &out->generated)) return false;
+
+  const json* tool = nullptr;
+  const json* library = nullptr;
+  const json* environment = nullptr;
+  if (!fields.Object(root, "tool", "", Need::kOptional, &tool) ||
+      !fields.Object(root, "library", "", Need::kRequired, &library) ||
+      !fields.Object(root, "environment", "", Need::kRequired, &environment)) {
+    return false;
+  }
+  if (tool != nullptr && (!fields.String(*tool, "name", "tool", Need::kOptional, &out->tool_name) ||
+                          !fields.String(*tool, "version", "tool", Need::kOptional,
+                                         &out->tool_version))) {
+    return false;
+  }
+  if (!fields.String(*library, "name", "library", Need::kRequired, &out->library_name) ||
+      !fields.String(*library, "version", "library", Need::kRequired, &out->library_version) ||
+      !fields.String(*library, "fingerprint", "library", Need::kOptional,
+                     &out->library_fingerprint)) {
+    return false;
+  }
+  for (const auto& [key, value] : environment->items()) {
+    if (!value.is_null()) out->environment[key] = ScalarText(value);
+  }
+  const auto opset = root.find("opset");
+  if (opset != root.end() && !opset->is_null()) out->opset = ScalarText(*opset);
+  if (!fields.String(root, "device", "", Need::kOptional, &out->device)) return false;
+
+  if (!fields.StringList(root, "paths", "", &out->paths)) return false;
+  if (out->paths.empty()) return fields.Fail("", "missing or empty 'paths'");
+  std::set<std::string> seen;
+  for (const std::string& path : out->paths) {
+    if (path.empty()) return fields.Fail("paths", "holds an empty path id");
+    if (!seen.insert(path).second) return fields.Fail("paths", fmt::format("'{}' twice", path));
+  }
+
+  const auto cross = root.find("cross_references");
+  if (cross != root.end() && !cross->is_null()) {
+    if (!cross->is_boolean()) return fields.Fail("", "'cross_references' is not true or false");
+    out->cross_references = cross->get<bool>();
+  }
+  const auto unclassified = root.find("unclassified");
+  if (unclassified != root.end() && !unclassified->is_null()) {
+    if (!unclassified->is_number_integer() || unclassified->get<long long>() < 0) {
+      return fields.Fail("", "'unclassified' is not a count");
+    }
+    out->unclassified = unclassified->get<int>();
+  }
+
+  const json* reasons = nullptr;
+  if (!fields.Object(root, "reasons", "", Need::kRequired, &reasons)) return false;
+  for (const auto& [id, value] : reasons->items()) {
+    const std::string where = fmt::format("reasons.{}", id);
+    if (!value.is_object()) return fields.Fail(where, "is not an object");
+    SnapshotReason& reason = out->reasons[id];
+    if (!fields.String(value, "title", where, Need::kRequired, &reason.title) ||
+        !fields.String(value, "cause", where, Need::kOptional, &reason.cause) ||
+        !fields.String(value, "hint", where, Need::kOptional, &reason.hint) ||
+        !fields.String(value, "component", where, Need::kOptional, &reason.component)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseSnapshot(std::string_view text, Snapshot* out, std::string* err) {
+  json root;
+  if (!ParseJson(text, &root, err)) return false;
+  FieldReader fields(err);
+  if (!root.is_object()) return fields.Fail("", "not an opsweep snapshot (not a JSON object)");
+  Snapshot snapshot;
+  if (!ReadHeader(fields, root, &snapshot)) return false;
+
+  const auto records = root.find("records");
+  if (records == root.end() || !records->is_array()) {
+    return fields.Fail("", "missing 'records' (a list)");
+  }
+  std::set<std::string> names;
+  snapshot.records.reserve(records->size());
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    SnapshotRecord record;
+    if (!ReadRecord(fields, (*records)[i], fmt::format("records[{}]", i), snapshot, &record)) {
+      return false;
+    }
+    if (!names.insert(record.name).second) {
+      return fields.Fail(fmt::format("records[{}]", i),
+                         fmt::format("duplicate record name '{}'", record.name));
+    }
+    snapshot.records.push_back(std::move(record));
+  }
+  *out = std::move(snapshot);
+  return true;
+}
+
+}  // namespace opsweep::render

@@ -1,0 +1,406 @@
+// The results database (docs/formats.md section 4).
+//
+// Design: opening is two-phase. An existing file is first inspected through a read-only
+// connection (header bytes, integrity, the meta rows); only a file that passes is reopened for
+// writing, so a foreign, newer or damaged file is never touched. A missing file is created only
+// with OpenMode::read_write_create, and its schema plus meta rows are written in one transaction.
+// Writes run with WAL + synchronous=FULL, each write its own transaction, so a result is on disk
+// when PutResult returns and a kill -9 loses only jobs still in flight.
+#include "store/results_db.h"
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <sys/stat.h>
+
+namespace opsweep {
+
+namespace {
+
+constexpr const char* kFormat = "opsweep-results";
+constexpr int kSchema = 1;
+constexpr int kBusyTimeoutMs = 10000;
+
+constexpr const char* kSchemaSql = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, started TEXT, finished TEXT, argv TEXT,
+  shard TEXT, env_json TEXT, harness TEXT, registries_json TEXT, paths_json TEXT);
+CREATE TABLE IF NOT EXISTS cases(name TEXT PRIMARY KEY, group_name TEXT NOT NULL,
+  registry TEXT NOT NULL, fingerprint TEXT NOT NULL, info_json TEXT NOT NULL,
+  run_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS results(case_name TEXT NOT NULL, path TEXT NOT NULL,
+  job_key TEXT NOT NULL, key_fields_json TEXT NOT NULL, status TEXT NOT NULL,
+  record_json TEXT NOT NULL, duration_s REAL NOT NULL, attempts INTEGER NOT NULL,
+  run_id INTEGER NOT NULL, finished TEXT NOT NULL, PRIMARY KEY(case_name, path));
+INSERT OR IGNORE INTO meta(key, value) VALUES('format', 'opsweep-results');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');
+)sql";
+
+// A prepared statement that finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK && stmt_ != nullptr; }
+  sqlite3_stmt* get() const { return stmt_; }
+  void Bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void Bind(int i, long long v) { sqlite3_bind_int64(stmt_, i, v); }
+  void Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+  std::string Text(int col) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, col)) : std::string();
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_ = SQLITE_ERROR;
+};
+
+bool FileExists(const std::string& file, off_t* size) {
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) return false;
+  *size = st.st_size;
+  return true;
+}
+
+// Reads the first bytes of the file: SQLite's magic header, checked before SQLite sees the file.
+bool HasSqliteHeader(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  char buf[16] = {};
+  in.read(buf, sizeof buf);
+  return in.gcount() == 16 && std::string_view(buf, 16) == std::string_view("SQLite format 3\0", 16);
+}
+
+// SQLite's integrity messages span lines; an error of ours is one line.
+std::string OneLine(const std::string& text) {
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.rfind("***", 0) == 0) continue;
+    if (!out.empty()) out += "; ";
+    out += line;
+  }
+  return out;
+}
+
+// One line for a failed SQLite call, naming "not a database" and "corrupt" plainly.
+std::string Describe(sqlite3* db, int rc) {
+  std::string msg = OneLine(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  switch (rc & 0xff) {
+    case SQLITE_NOTADB: return "not an SQLite database";
+    case SQLITE_CORRUPT: return "the database is corrupt (" + msg + ")";
+    default: return msg;
+  }
+}
+
+bool Exec(sqlite3* db, const char* sql, std::string* err) {
+  char* msg = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK) {
+    *err = msg ? msg : sqlite3_errstr(rc);
+    sqlite3_free(msg);
+    return false;
+  }
+  return true;
+}
+
+// Checks an open connection: integrity, then the meta rows. Returns "" when it is one of ours
+// (of a schema this build reads), otherwise the problem in a few words.
+std::string Inspect(sqlite3* db) {
+  {
+    Stmt check(db, "PRAGMA quick_check(1)");
+    if (!check.ok()) return Describe(db, sqlite3_errcode(db));
+    int rc = sqlite3_step(check.get());
+    if (rc != SQLITE_ROW) return Describe(db, rc);
+    std::string verdict = check.Text(0);
+    if (verdict != "ok") return "the database is corrupt (" + OneLine(verdict) + ")";
+  }
+  {
+    Stmt has(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='meta'");
+    if (!has.ok()) return Describe(db, sqlite3_errcode(db));
+    int rc = sqlite3_step(has.get());
+    if (rc != SQLITE_ROW) return Describe(db, rc);
+    if (sqlite3_column_int(has.get(), 0) == 0) return "not an opsweep results database (no meta table)";
+  }
+  Stmt meta(db, "SELECT key, value FROM meta WHERE key IN ('format','schema')");
+  if (!meta.ok()) return "not an opsweep results database (" + std::string(sqlite3_errmsg(db)) + ")";
+  std::string format, schema;
+  bool has_format = false, has_schema = false;
+  int rc;
+  while ((rc = sqlite3_step(meta.get())) == SQLITE_ROW) {
+    std::string key = meta.Text(0);
+    if (key == "format") { format = meta.Text(1); has_format = true; }
+    if (key == "schema") { schema = meta.Text(1); has_schema = true; }
+  }
+  if (rc != SQLITE_DONE) return Describe(db, rc);
+  if (!has_format || format != kFormat) {
+    return has_format ? "not an opsweep results database (format '" + format + "')"
+                      : "not an opsweep results database (no format row in meta)";
+  }
+  if (!has_schema) return "no schema version in meta";
+  int version = 0;
+  if (std::sscanf(schema.c_str(), "%d", &version) != 1 || std::to_string(version) != schema || version < 1) {
+    return "unknown schema version '" + schema + "'";
+  }
+  if (version > kSchema) {
+    return "schema version " + schema + " is newer than this opsweep reads (" + std::to_string(kSchema) +
+           "); upgrade opsweep";
+  }
+  // The tables this build reads must exist with the columns it reads.
+  for (const char* sql : {"SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json FROM runs LIMIT 0",
+                          "SELECT name, group_name, registry, fingerprint, info_json, run_id FROM cases LIMIT 0",
+                          "SELECT case_name, path, job_key, key_fields_json, status, record_json, duration_s, attempts, run_id, finished FROM results LIMIT 0"}) {
+    Stmt probe(db, sql);
+    if (!probe.ok()) return "the schema is damaged (" + std::string(sqlite3_errmsg(db)) + ")";
+  }
+  return "";
+}
+
+void Configure(sqlite3* db) {
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_extended_result_codes(db, 1);
+}
+
+}  // namespace
+
+ResultsDb::~ResultsDb() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+bool ResultsDb::Open(const std::string& file, OpenMode mode, std::string* err) {
+  if (db_) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+  file_ = file;
+  auto fail = [&](const std::string& why) {
+    *err = file + ": " + why;
+    return false;
+  };
+
+  off_t size = 0;
+  bool exists = FileExists(file, &size);
+  if (!exists && mode == OpenMode::read_only) return fail("no such results database");
+  if (exists) {
+    if (size == 0) return fail("empty file, not an opsweep results database");
+    if (!HasSqliteHeader(file)) return fail("not an SQLite database");
+    // Inspect through a read-only connection first: a refused file must stay byte-for-byte as it was.
+    sqlite3* ro = nullptr;
+    int rc = sqlite3_open_v2(file.c_str(), &ro, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+      std::string why = Describe(ro, rc);
+      sqlite3_close_v2(ro);
+      return fail("cannot open: " + why);
+    }
+    Configure(ro);
+    std::string problem = Inspect(ro);
+    if (!problem.empty()) {
+      sqlite3_close_v2(ro);
+      return fail(problem);
+    }
+    if (mode == OpenMode::read_only) {
+      db_ = ro;
+      return true;
+    }
+    sqlite3_close_v2(ro);
+  }
+
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string why = Describe(db_, rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    return fail("cannot open for writing: " + why);
+  }
+  Configure(db_);
+  std::string why;
+  if (!Exec(db_, "PRAGMA journal_mode=WAL", &why) || !Exec(db_, "PRAGMA synchronous=FULL", &why) ||
+      !Exec(db_, "BEGIN IMMEDIATE", &why)) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    return fail("cannot prepare for writing: " + why);
+  }
+  if (!Exec(db_, kSchemaSql, &why) || !Exec(db_, "COMMIT", &why)) {
+    Exec(db_, "ROLLBACK", &why);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    return fail("cannot create the schema: " + why);
+  }
+  // Another process may have created the file between our checks: inspect what is there now.
+  std::string problem = Inspect(db_);
+  if (!problem.empty()) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    return fail(problem);
+  }
+  return true;
+}
+
+bool ResultsDb::BeginRun(const RunInfo& run, long long* run_id, std::string* err) {
+  if (!db_) { *err = "results database is not open"; return false; }
+  Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json) "
+               "VALUES(?,?,?,?,?,?,?,?)");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  st.Bind(1, run.started);
+  st.Bind(2, run.finished);
+  st.Bind(3, run.argv);
+  st.Bind(4, run.shard);
+  st.Bind(5, run.env_json);
+  st.Bind(6, run.harness);
+  st.Bind(7, run.registries_json);
+  st.Bind(8, run.paths_json);
+  if (sqlite3_step(st.get()) != SQLITE_DONE) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  *run_id = sqlite3_last_insert_rowid(db_);
+  return true;
+}
+
+bool ResultsDb::FinishRun(long long run_id, const std::string& finished, std::string* err) {
+  if (!db_) { *err = "results database is not open"; return false; }
+  Stmt st(db_, "UPDATE runs SET finished=? WHERE id=?");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  st.Bind(1, finished);
+  st.Bind(2, run_id);
+  if (sqlite3_step(st.get()) != SQLITE_DONE) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  if (sqlite3_changes(db_) != 1) { *err = file_ + ": no run " + std::to_string(run_id); return false; }
+  return true;
+}
+
+bool ResultsDb::ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) {
+  if (!db_) { *err = "results database is not open"; return false; }
+  std::string why;
+  if (!Exec(db_, "BEGIN IMMEDIATE", &why)) { *err = file_ + ": " + why; return false; }
+  auto rollback = [&](const std::string& what) {
+    std::string ignored;
+    Exec(db_, "ROLLBACK", &ignored);
+    *err = file_ + ": " + what;
+    return false;
+  };
+  if (!Exec(db_, "DELETE FROM cases", &why)) return rollback(why);
+  {
+    Stmt st(db_, "INSERT INTO cases(name, group_name, registry, fingerprint, info_json, run_id) VALUES(?,?,?,?,?,?)");
+    if (!st.ok()) return rollback(sqlite3_errmsg(db_));
+    for (const InventoryCase& c : cases) {
+      sqlite3_reset(st.get());
+      st.Bind(1, c.name);
+      st.Bind(2, c.group);
+      st.Bind(3, c.registry);
+      st.Bind(4, c.fingerprint);
+      st.Bind(5, c.info_json);
+      st.Bind(6, c.run_id);
+      if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback("case '" + c.name + "': " + sqlite3_errmsg(db_));
+    }
+  }
+  if (!Exec(db_, "COMMIT", &why)) return rollback(why);
+  return true;
+}
+
+bool ResultsDb::PutResult(const StoredResult& r, std::string* err) {
+  if (!db_) { *err = "results database is not open"; return false; }
+  // A single statement outside BEGIN is its own (durable, synchronous=FULL) transaction.
+  Stmt st(db_, "INSERT OR REPLACE INTO results(case_name, path, job_key, key_fields_json, status, record_json, "
+               "duration_s, attempts, run_id, finished) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  st.Bind(1, r.case_name);
+  st.Bind(2, r.path);
+  st.Bind(3, r.job_key);
+  st.Bind(4, r.key_fields_json);
+  st.Bind(5, r.status);
+  st.Bind(6, r.record_json);
+  st.Bind(7, r.duration_s);
+  st.Bind(8, static_cast<long long>(r.attempts));
+  st.Bind(9, r.run_id);
+  st.Bind(10, r.finished);
+  if (sqlite3_step(st.get()) != SQLITE_DONE) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  return true;
+}
+
+namespace {
+StoredResult ReadResult(const Stmt& st) {
+  StoredResult r;
+  r.case_name = st.Text(0);
+  r.path = st.Text(1);
+  r.job_key = st.Text(2);
+  r.key_fields_json = st.Text(3);
+  r.status = st.Text(4);
+  r.record_json = st.Text(5);
+  r.duration_s = sqlite3_column_double(st.get(), 6);
+  r.attempts = sqlite3_column_int(st.get(), 7);
+  r.run_id = sqlite3_column_int64(st.get(), 8);
+  r.finished = st.Text(9);
+  return r;
+}
+constexpr const char* kResultColumns =
+    "SELECT case_name, path, job_key, key_fields_json, status, record_json, duration_s, attempts, run_id, finished FROM results";
+}  // namespace
+
+bool ResultsDb::LoadResults(std::vector<StoredResult>* out, std::string* err) const {
+  if (!db_) { *err = "results database is not open"; return false; }
+  Stmt st(db_, (std::string(kResultColumns) + " ORDER BY case_name, path").c_str());
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  out->clear();
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) out->push_back(ReadResult(st));
+  if (rc != SQLITE_DONE) { *err = file_ + ": reading results: " + Describe(db_, rc); return false; }
+  return true;
+}
+
+bool ResultsDb::LoadInventory(std::vector<InventoryCase>* out, std::string* err) const {
+  if (!db_) { *err = "results database is not open"; return false; }
+  Stmt st(db_, "SELECT name, group_name, registry, fingerprint, info_json, run_id FROM cases ORDER BY name");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  out->clear();
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    InventoryCase c;
+    c.name = st.Text(0);
+    c.group = st.Text(1);
+    c.registry = st.Text(2);
+    c.fingerprint = st.Text(3);
+    c.info_json = st.Text(4);
+    c.run_id = sqlite3_column_int64(st.get(), 5);
+    out->push_back(std::move(c));
+  }
+  if (rc != SQLITE_DONE) { *err = file_ + ": reading the inventory: " + Describe(db_, rc); return false; }
+  return true;
+}
+
+bool ResultsDb::LoadRuns(std::vector<RunInfo>* out, std::string* err) const {
+  if (!db_) { *err = "results database is not open"; return false; }
+  Stmt st(db_, "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json FROM runs ORDER BY id");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  out->clear();
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    RunInfo r;
+    r.id = sqlite3_column_int64(st.get(), 0);
+    r.started = st.Text(1);
+    r.finished = st.Text(2);
+    r.argv = st.Text(3);
+    r.shard = st.Text(4);
+    r.env_json = st.Text(5);
+    r.harness = st.Text(6);
+    r.registries_json = st.Text(7);
+    r.paths_json = st.Text(8);
+    out->push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) { *err = file_ + ": reading runs: " + Describe(db_, rc); return false; }
+  return true;
+}
+
+std::optional<StoredResult> ResultsDb::FindResult(const std::string& case_name, const std::string& path) const {
+  if (!db_) return std::nullopt;
+  Stmt st(db_, (std::string(kResultColumns) + " WHERE case_name=? AND path=?").c_str());
+  if (!st.ok()) return std::nullopt;
+  sqlite3_bind_text(st.get(), 1, case_name.data(), static_cast<int>(case_name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.get(), 2, path.data(), static_cast<int>(path.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
+  return ReadResult(st);
+}
+
+}  // namespace opsweep
