@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 
 class RegistryError(Exception):

@@ -25,12 +25,14 @@ import enum
 import importlib
 import inspect
 import json
+import os
 import pkgutil
 import sys
 import warnings
 from typing import Any
 
-from opsweep.registry import load_registries, load_not_surveyed
+from opsweep.case import RegistryError
+from opsweep.registry import _module_name, load_registries
 
 
 def _is_public_callable(obj: Any, library: str) -> bool:
@@ -78,6 +80,18 @@ def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]
     return found
 
 
+def not_surveyed(registries: list[str]) -> dict[str, str]:
+    """The union of the registries' NOT_SURVEYED dicts (dotted name -> reason); call after loading."""
+    out: dict[str, str] = {}
+    for path in registries:
+        module = sys.modules.get(_module_name(path))
+        listed = getattr(module, "NOT_SURVEYED", None) or {}
+        if not isinstance(listed, dict):
+            raise RegistryError(f"{os.path.basename(path)}: NOT_SURVEYED must be a dict of name -> reason")
+        out.update({str(k): str(v) for k, v in listed.items()})
+    return out
+
+
 def surveyed_objects(cases) -> dict[int, list[Any]]:
     """id(obj) -> cases that survey obj."""
     out: dict[int, list[Any]] = {}
@@ -95,8 +109,8 @@ def surveyed_objects(cases) -> dict[int, list[Any]]:
 
 
 def coverage_report(library: str, registries: list[str], depth: int = 2) -> dict:
-    cases = load_registries(registries)
-    excluded = load_not_surveyed(registries)
+    cases = [loaded.case for loaded in load_registries(registries)]
+    excluded = not_surveyed(registries)
     public = public_callables(library, depth)
     surveyed = surveyed_objects(cases)
     covered, skipped, missing, listed = [], [], [], []
@@ -133,8 +147,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--registry", action="append", default=[], required=True)
     ap.add_argument("--depth", type=int, default=2)
     args = ap.parse_args(argv)
-    from opsweep.case import RegistryError
-
     try:
         report = coverage_report(args.library, args.registry, args.depth)
     except RegistryError as e:

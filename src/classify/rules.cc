@@ -18,10 +18,6 @@ using json = nlohmann::json;
 constexpr std::string_view kSteps[] = {"skip",   "eager",   "no-tensor", "export",  "checker", "ort-load",
                                        "ort-run", "run",    "explain",   "compile", "compare", "worker"};
 
-bool IsKnownStep(std::string_view step) {
-  return std::find(std::begin(kSteps), std::end(kSteps), step) != std::end(kSteps);
-}
-
 bool IsRuleId(std::string_view id) {
   if (id.empty() || id.front() == '-' || id.back() == '-') return false;
   return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
@@ -295,6 +291,10 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
 }
 
 }  // namespace
+
+bool IsKnownStep(std::string_view step) {
+  return std::find(std::begin(kSteps), std::end(kSteps), step) != std::end(kSteps);
+}
 
 const std::vector<std::string>& KnownPlaceholders() {
   static const std::vector<std::string> kNames = {

@@ -46,6 +46,9 @@ struct RuleSource {
   std::string text;
 };
 
+// Steps of docs/formats.md section 1 ("" is not a step: it means the job finished).
+bool IsKnownStep(std::string_view step);
+
 // Placeholders a detail template may use besides the rule's own named captures.
 const std::vector<std::string>& KnownPlaceholders();
 

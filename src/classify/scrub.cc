@@ -46,8 +46,6 @@ size_t AfterLast(std::string_view token, std::string_view marker) {
   return at == std::string_view::npos ? std::string_view::npos : at + marker.size();
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // Index just past "/lib/pythonX.Y/" in token, or npos.
 size_t AfterPythonLib(std::string_view token) {
   size_t pos = 0, found = std::string_view::npos;

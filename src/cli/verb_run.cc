@@ -1,11 +1,12 @@
 // `opsweep run`: options and the wiring of the real worker pool, database, clock and terminal.
 // Exit status: 0 when every planned job has a record (whatever its status), 1 when the run failed
 // (a worker could not start, a registry could not be loaded, the database refused, the restart
-// cap), 2 for a bad option, 130 when interrupted (SIGINT or SIGTERM; finished results are kept).
+// cap), 2 for a bad option (including an unknown path or group, known only once a worker said hello), 130 when interrupted (SIGINT or SIGTERM; finished results are kept).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,8 @@ constexpr int kExitUsage = 2;
 constexpr int kExitInterrupted = 130;
 
 struct RunOptions {
+  // Numbers are taken as text and parsed here, so that a bad value gets our one-line error.
+  std::string jobs_text, timeout_text, startup_timeout_text, memory_limit_text, max_restarts_text;
   std::vector<std::string> cases;
   std::vector<std::string> paths;
   std::vector<std::string> only;
@@ -69,10 +72,51 @@ std::string ArgvJson() {
   return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-int Run(const RunOptions& o) {
+bool ParseNumber(const std::string& flag, const std::string& text, double min, double* out, std::string* err) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v >= min) || v > 1e12) {
+    *err = fmt::format("{} '{}': expected a number >= {:g}", flag, text, min);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseCount(const std::string& flag, const std::string& text, long long min, long long* out, std::string* err) {
+  double v = 0;
+  if (!ParseNumber(flag, text, static_cast<double>(min), &v, err)) return false;
+  if (v != static_cast<double>(static_cast<long long>(v))) {
+    *err = fmt::format("{} '{}': expected a whole number >= {}", flag, text, min);
+    return false;
+  }
+  *out = static_cast<long long>(v);
+  return true;
+}
+
+int Run(RunOptions o) {
   // Options first: a bad one costs nothing.
   PlanRequest plan;
   std::string err;
+  long long count = 0;
+  if (!o.jobs_text.empty()) {
+    if (!ParseCount("-j", o.jobs_text, 1, &count, &err)) return Error(kExitUsage, err);
+    o.jobs = static_cast<int>(std::min(count, 4096LL));
+  }
+  if (!o.timeout_text.empty() && !ParseNumber("--timeout", o.timeout_text, 0.001, &o.timeout_s, &err)) {
+    return Error(kExitUsage, err);
+  }
+  if (!o.startup_timeout_text.empty() &&
+      !ParseNumber("--startup-timeout", o.startup_timeout_text, 0.001, &o.startup_timeout_s, &err)) {
+    return Error(kExitUsage, err);
+  }
+  if (!o.memory_limit_text.empty()) {
+    if (!ParseCount("--memory-limit", o.memory_limit_text, 1, &o.memory_limit_mb, &err)) return Error(kExitUsage, err);
+  }
+  if (!o.max_restarts_text.empty()) {
+    if (!ParseCount("--max-restarts", o.max_restarts_text, 0, &count, &err)) return Error(kExitUsage, err);
+    o.max_restarts = static_cast<int>(std::min(count, 1000000LL));
+  }
   if (!o.shard.empty() && !ParseShard(o.shard, &plan.shard, &err)) return Error(kExitUsage, err);
   for (const auto& p : o.paths) {
     if (p.empty()) return Error(kExitUsage, "--paths: empty path name");
@@ -146,6 +190,7 @@ int Run(const RunOptions& o) {
   switch (end) {
     case RunEnd::completed: return 0;
     case RunEnd::interrupted: return kExitInterrupted;
+    case RunEnd::bad_request: return Error(kExitUsage, err);
     case RunEnd::failed: return Error(kExitFailed, err);
   }
   return kExitFailed;
@@ -162,19 +207,16 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--only", opts->only, "Only cases whose name is or starts with this (repeatable)");
   cmd->add_option("--groups", opts->groups, "Only cases in these groups or below them (repeatable, comma-separated)")
       ->delimiter(',');
-  cmd->add_option("-j,--jobs", opts->jobs, "Workers (default: one per core)")->check(CLI::PositiveNumber);
-  cmd->add_option("--timeout", opts->timeout_s, "Seconds a job may take before its worker is killed (default 600)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--startup-timeout", opts->startup_timeout_s,
-                  "Seconds a worker may take to say hello and list its cases (default 120)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("-j,--jobs", opts->jobs_text, "Workers (default: one per core)");
+  cmd->add_option("--timeout", opts->timeout_text, "Seconds a job may take before its worker is killed (default 600)");
+  cmd->add_option("--startup-timeout", opts->startup_timeout_text,
+                  "Seconds a worker may take to say hello and list its cases (default 120)");
   cmd->add_option("--db", opts->db, "Results database (default .opsweep/results.db; logs/ and inductor-cache/ go beside it)");
   cmd->add_option("--shard", opts->shard, "Run only shard I of N (1-based), e.g. 2/8");
   cmd->add_option("--python", opts->python, "Python for the workers (default $OPSWEEP_PYTHON, else the one beside opsweep, else python3)");
-  cmd->add_option("--memory-limit", opts->memory_limit_mb, "MiB per worker process group (default 75% of RAM / workers)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-restarts", opts->max_restarts, "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--memory-limit", opts->memory_limit_text, "MiB per worker process group (default 75% of RAM / workers)");
+  cmd->add_option("--max-restarts", opts->max_restarts_text,
+                  "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)");
   cmd->add_flag("--retry-failed", opts->retry_failed, "Re-run stored crash/timeout results even after their retry");
   cmd->footer(
       "Environment: OPSWEEP_PYTHON (the workers' Python), OPSWEEP_WORKER_CMD (replaces 'PYTHON -m opsweep.worker', "

@@ -391,7 +391,7 @@ void PosixWorkerPool::SampleMemory(std::vector<long long>* rss_bytes) {
   long page = sysconf(_SC_PAGESIZE);
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return;
-  char path[64];
+  char path[300];
   char buf[1024];
   while (dirent* d = readdir(proc)) {
     if (d->d_name[0] < '0' || d->d_name[0] > '9') continue;

@@ -69,7 +69,7 @@ void Progress::OnOutcome(std::string_view status) {
     return;
   }
   size_t step = std::max<size_t>(1, (total_ + 19) / 20);  // 5%
-  if (done_ >= last_plain_done_ + step || now - last_draw_ >= 10.0) Draw();
+  if (done_ / step > last_plain_done_ / step || now - last_draw_ >= 10.0) Draw();
 }
 
 void Progress::Tick() {

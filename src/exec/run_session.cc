@@ -73,7 +73,10 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   PlanRequest plan_request = request.plan;
   if (plan_request.paths.empty()) plan_request.paths = hello.paths;
   std::vector<PlannedJob> plan;
-  if (!BuildPlan(inventory, hello.paths, plan_request, &plan, err)) return fail(*err);
+  if (!BuildPlan(inventory, hello.paths, plan_request, &plan, err)) {
+    fail(*err);
+    return RunEnd::bad_request;
+  }
 
   std::vector<StoredResult> stored_rows;
   if (!store_->LoadResults(&stored_rows, err)) return fail(*err);
@@ -122,7 +125,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   for (const auto& c : inventory) cases.push_back(InventoryCase{c.name, c.group, c.registry, c.fingerprint, c.info_json, run_id});
   if (!store_->ReplaceInventory(cases, err)) return fail(*err);
 
-  terminal_->Write(fmt::format("opsweep run: {} jobs planned ({} cases x {} paths{}): {} to run, {} current{}\n",
+  terminal_->Write(fmt::format("opsweep run: {} jobs planned (from {} cases x {} paths{}): {} to run, {} current{}\n",
                                plan.size(), inventory.size(), plan_request.paths.size(),
                                plan_request.shard.count > 1 ? ", shard " + plan_request.shard.ToString() : "",
                                jobs.size(), summary->reused,

@@ -26,7 +26,6 @@ struct RunRequest {
 struct RunSummary {
   size_t planned = 0;
   size_t reused = 0;
-  size_t ran = 0;
   int restarts = 0;
 };
 

@@ -51,7 +51,12 @@ class RunObserver {
   virtual void OnTick() {}
 };
 
-enum class RunEnd { completed, interrupted, failed };
+enum class RunEnd {
+  completed,
+  interrupted,
+  failed,
+  bad_request,  // the request does not fit what the worker offers (unknown path, group, --only)
+};
 
 class Supervisor {
  public:

@@ -102,12 +102,28 @@ std::string Slug(std::string_view name) {
   return out.empty() ? std::string("x") : out;
 }
 
+// The length of a Unicode line or paragraph separator (U+0085, U+2028, U+2029) at text[i], else 0.
+std::size_t UnicodeBreakAt(std::string_view text, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  if (at(i) == 0xc2 && i + 1 < text.size() && at(i + 1) == 0x85) return 2;
+  if (at(i) == 0xe2 && i + 2 < text.size() && at(i + 1) == 0x80 && (at(i + 2) == 0xa8 || at(i + 2) == 0xa9)) {
+    return 3;
+  }
+  return 0;
+}
+
 std::string OneLine(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   bool space_pending = false;
-  for (char ch : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (const std::size_t n = UnicodeBreakAt(text, i); n > 0) {
+      space_pending = true;
+      i += n - 1;
+      continue;
+    }
     if (IsControl(c) || c == ' ') {
       space_pending = true;
       continue;

@@ -157,10 +157,8 @@ class Page {
           "<span class=\"cnt\">{2} configurations</span></h2>\n",
           E(package.anchor), E(package.title), FormatCount(package.summary.configurations));
       if (package.summary.na_everywhere > 0) {
-        out_ += fmt::format(
-            "<p class=\"grp\">{} of its configurations are n/a on every path and are listed in "
-            "<a href=\"#na-everywhere\">n/a on every path</a>.</p>\n",
-            FormatCount(package.summary.na_everywhere));
+        out_ += "<p class=\"grp\">" + NaNote(package.summary) +
+                " (<a href=\"#na-everywhere\">listed below</a>).</p>\n";
       }
       for (const SectionView& section : package.sections) {
         if (package.titled_sections) {

@@ -176,9 +176,7 @@ class MarkdownPage {
   void Package(const PackageView& package) {
     out_ += fmt::format("{}\n## {}\n\n", Anchor(package.anchor), MarkdownCode(package.title));
     if (package.summary.na_everywhere > 0) {
-      out_ += fmt::format(
-          "{} of its configurations are n/a on every path ([listed below](#na-everywhere)).\n\n",
-          FormatCount(package.summary.na_everywhere));
+      out_ += NaNote(package.summary) + " ([listed below](#na-everywhere)).\n\n";
     }
     for (const SectionView& section : package.sections) {
       if (package.titled_sections) {

@@ -215,9 +215,7 @@ class RstPage {
     out_ += fmt::format(".. _{}:\n\n", Label(package.anchor));
     Title(&out_, RstEscape(package.title), '-');
     if (package.summary.na_everywhere > 0) {
-      out_ += fmt::format(
-          "{} of its configurations are n/a on every path (:ref:`opsweep-na-everywhere`).\n\n",
-          FormatCount(package.summary.na_everywhere));
+      out_ += NaNote(package.summary) + " (:ref:`opsweep-na-everywhere`).\n\n";
     }
     for (const SectionView& section : package.sections) {
       if (package.titled_sections) {

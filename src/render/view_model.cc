@@ -14,9 +14,9 @@ namespace {
 
 PathView MakePathView(const std::string& id, const Snapshot& snapshot) {
   if (id == "onnx") {
-    std::string opset = snapshot.opset.empty() ? "" : fmt::format(" (opset {})", snapshot.opset);
+    std::string opset = snapshot.opset.empty() ? "" : fmt::format(", opset {}", snapshot.opset);
     return {id, "ONNX", "ONNX",
-            fmt::format("torch.onnx.export (dynamo){}, onnx.checker, run in onnxruntime and "
+            fmt::format("torch.onnx.export (dynamo{}), onnx.checker, run in onnxruntime and "
                         "compared with eager",
                         opset)};
   }
@@ -34,7 +34,7 @@ PathView MakePathView(const std::string& id, const Snapshot& snapshot) {
 std::string JoinTitles(const std::vector<PathView>& paths) {
   std::string out;
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    if (i > 0) out += i + 1 == paths.size() ? (paths.size() > 2 ? ", and " : " and ") : ", ";
+    if (i > 0) out += i + 1 == paths.size() ? " and " : ", ";
     out += paths[i].title;
   }
   return out;
@@ -218,6 +218,12 @@ std::string FormatPercent(int supported, int probed) {
   return fmt::format("{}.{}%", tenths / 10, tenths % 10);
 }
 
+std::string NaNote(const PackageSummary& summary) {
+  return fmt::format("{} of its {} configurations {} n/a on every path",
+                     FormatCount(summary.na_everywhere), FormatCount(summary.configurations),
+                     summary.na_everywhere == 1 ? "is" : "are");
+}
+
 CellView MakeCell(Status status, std::optional<int> graph_breaks) {
   CellView cell;
   cell.status = status;
@@ -254,7 +260,7 @@ CellView MakeCell(Status status, std::optional<int> graph_breaks) {
       cell.label = "crash";
       break;
     case Status::kTimeout:
-      cell.symbol = "\u29d6";
+      cell.symbol = "\u25f7";
       cell.label = "timeout";
       break;
   }
@@ -338,7 +344,7 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
     row.search_text = row.name;
     if (!row.variant.empty()) row.search_text += " " + row.variant;
     for (const DetailLine& line : row.details) {
-      for (const std::string* part : {&line.text, &line.error}) {
+      for (const std::string* part : {&line.text, &line.error, &line.location}) {
         if (!part->empty()) row.search_text += " " + *part;
       }
       if (line.reason) row.search_text += " " + line.reason->id + " " + line.reason->title;
@@ -405,7 +411,9 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
     if (section == package->sections.end()) {
       SectionView view;
       view.name = record.section;
-      view.title = OneLine(record.section.empty() ? package->title
+      // The top level of a package that also has sections gets its own title, so that no two
+      // headings read the same (Sphinx warns about duplicate implicit targets).
+      view.title = OneLine(record.section.empty() ? package->title + " (top level)"
                                                   : package->title + "." + record.section);
       view.anchor = anchors.Make("s-", record.group.empty() ? record.package : record.group);
       package->sections.push_back(std::move(view));

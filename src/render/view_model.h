@@ -79,14 +79,14 @@ struct RowView {
   bool random = false;  // check=False
   std::vector<CellView> cells;  // one per path, in ViewModel::paths order
   std::vector<DetailLine> details;
-  std::string search_text;  // name, variant and reason texts, as the search box sees them
+  std::string search_text;  // name, variant, reason texts and locations: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
 };
 
 struct SectionView {
   std::string name;   // "" for the package's top level
-  std::string title;  // "kornia.geometry.epipolar"
+  std::string title;  // "kornia.geometry.epipolar"; "kornia.geometry (top level)" for ""
   std::string anchor;
   std::vector<RowView> rows;
 };
@@ -171,6 +171,8 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
 std::string FormatCount(long long value);
 // supported / probed as "86.0%" (half up), "n/a" when probed is 0.
 std::string FormatPercent(int supported, int probed);
+// "1 of its 6 configurations is n/a on every path" (no final stop).
+std::string NaNote(const PackageSummary& summary);
 // The cell of one outcome: symbol and label.
 CellView MakeCell(Status status, std::optional<int> graph_breaks);
 

@@ -7,8 +7,8 @@ no_grad with seed 0; compilation happens inside that call), ``compare``.
   case's compiled code and guards never leak into the next.
 - A failure of explain alone does not hide the compile result: graph_breaks stays null, the explain
   error is kept as the record's error, and compile still runs.
-- ``graph_breaks`` is never negative (see ``graph_break_count``); ``break_reasons`` are the first line of each reason, scrubbed,
-  deduplicated in order, at most 20.
+- ``graph_breaks`` is never negative (see ``graph_break_count``); ``break_reasons`` are the first
+  line of each reason, scrubbed, deduplicated in order, at most 20.
 - Statuses: ``ok``; ``ok-breaks`` when graph_breaks > 0 (detail "N graph breaks"); ``mismatch``;
   ``fail``; check=False cases stay ``ok-unverified`` and mention their breaks in the detail.
 - Timings: capture_s = explain + compile (first call); run_s is null (the compared call compiled).
@@ -20,6 +20,7 @@ import os
 import time
 
 from opsweep.evidence import first_line, scrub
+from opsweep.flatten import flatten
 from opsweep.paths.base import Outcome, ProbeContext
 
 MAX_REASONS = 20
@@ -84,8 +85,6 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
         with torch.no_grad():
             out = compiled(*inputs)
         ctx.capture_s = explain_s + (time.perf_counter() - t1)
-        from opsweep.flatten import flatten
-
         breaks = ctx.graph_breaks or 0
         detail = _breaks_text(breaks) if breaks > 0 else ""
         return ctx.judge(flatten(out), ok_status="ok-breaks" if breaks > 0 else "ok", ok_detail=detail)

@@ -29,6 +29,15 @@ from opsweep.registries.kornia._common import batch, camera_matrix, img, rand, r
 NOT_SURVEYED: dict = {}
 
 
+def _code_id(fn) -> str:
+    """A process-independent id of a wrapper's call (its bytecode and names), so editing it changes the case fingerprint."""
+    import hashlib
+
+    code = fn.__code__
+    h = hashlib.blake2b(code.co_code + repr((code.co_names, [c for c in code.co_consts if isinstance(c, (int, float, str, tuple))])).encode(), digest_size=6)
+    return h.hexdigest()
+
+
 class _W(nn.Module):
     """Calls a public kornia callable in a particular way; `__opsweep_target__` names the API surveyed."""
 
@@ -36,6 +45,9 @@ class _W(nn.Module):
         super().__init__()
         self.__opsweep_target__ = target
         self._fn = fn
+
+    def extra_repr(self) -> str:
+        return f"{getattr(self.__opsweep_target__, '__qualname__', '?')}, call={_code_id(self._fn)}"
 
     def forward(self, *xs, **kw):
         return self._fn(*xs, **kw)
@@ -48,7 +60,7 @@ def _method(cls, meth, fn):
     def call(self, *xs, **kw):
         return fn(*xs, **kw)
 
-    W = type(f"{cls.__name__}_{meth}", (nn.Module,), {meth: call, "forward": call})
+    W = type(f"{cls.__name__}_{meth}", (nn.Module,), {meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
     w = W()
     w.__opsweep_target__ = cls
     return w

@@ -1,0 +1,152 @@
+"""Failure evidence (evidence.py): root cause, bounded chain, library frames, scrubbing."""
+
+import os
+import site
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+from opsweep import evidence as ev
+from opsweep.library import load_library
+
+
+@pytest.fixture
+def fakelib(tmp_path, monkeypatch):
+    """A library package in a folder NOT named after it (a checkout: <tmp>/checkout/fakelib/)."""
+    root = tmp_path / "checkout" / "fakelib"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("__version__ = '1.2.3'\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "mod.py").write_text(textwrap.dedent("""\
+        def inner(x):
+            return 1 / x
+
+
+        def outer(x, callback):
+            try:
+                return inner(x)
+            except ZeroDivisionError as e:
+                raise ValueError("outer failed") from e
+
+
+        def deep(n, fn):
+            if n == 0:
+                return fn()
+            return deep(n - 1, fn)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path / "checkout"))
+    for name in list(sys.modules):
+        if name == "fakelib" or name.startswith("fakelib."):
+            del sys.modules[name]
+    lib = load_library("fakelib")
+    yield lib
+    for name in list(sys.modules):
+        if name == "fakelib" or name.startswith("fakelib."):
+            del sys.modules[name]
+
+
+def _catch(fn):
+    try:
+        fn()
+    except BaseException as e:  # noqa: BLE001
+        return e
+    raise AssertionError("did not raise")
+
+
+def test_library_is_found_whatever_the_folder_is_called(fakelib):
+    assert fakelib.name == "fakelib" and fakelib.is_package and fakelib.version == "1.2.3"
+    assert fakelib.relative(os.path.join(fakelib.root, "sub", "mod.py")) == "fakelib/sub/mod.py"
+    assert fakelib.relative(__file__) is None
+    fp = fakelib.fingerprint()
+    assert len(fp) == 32 and fp == fakelib.fingerprint()
+
+
+def test_root_cause_follows_cause_and_context(fakelib):
+    from fakelib.sub import mod
+
+    def wrapper():
+        try:
+            mod.outer(0, None)
+        except ValueError:
+            raise RuntimeError("wrapper failed")  # implicit __context__
+
+    e = _catch(wrapper)
+    assert type(ev.root_cause(e)) is ZeroDivisionError
+    record = ev.evidence(e, fakelib)
+    assert record["type"] == "ZeroDivisionError"
+    assert record["message"] == "division by zero"
+    assert "wrapper failed" in record["chain"] and "outer failed" in record["chain"]
+    # innermost first, inside the library only, as library-relative paths
+    assert record["frames"] == ["fakelib/sub/mod.py:2", "fakelib/sub/mod.py:7"]
+    assert fakelib.root not in record["chain"]
+    assert "fakelib/sub/mod.py" in record["chain"]
+
+
+def test_frames_are_the_innermost_six(fakelib):
+    from fakelib.sub import mod
+
+    e = _catch(lambda: mod.deep(10, lambda: mod.inner(0)))
+    frames = ev.evidence(e, fakelib)["frames"]
+    assert frames[0] == "fakelib/sub/mod.py:2"
+    assert len(frames) == 6 and all(f.startswith("fakelib/sub/mod.py:") for f in frames)
+
+
+def test_frames_fall_back_to_file_mentions_in_messages(fakelib):
+    path = os.path.join(fakelib.root, "sub", "mod.py")
+    e = RuntimeError(f'from user code:\n  File "{path}", line 14, in deep\n    return fn()')
+    assert ev.evidence(e, fakelib)["frames"] == ["fakelib/sub/mod.py:14"]
+
+
+def test_chain_is_bounded():
+    e = RuntimeError("x" * 50_000)
+    record = ev.evidence(e)
+    assert len(record["chain"]) <= ev.CHAIN_LIMIT and "characters cut" in record["chain"]
+    assert len(record["message"]) == ev.MESSAGE_LIMIT
+
+
+def test_scrub_home_paths_and_other_prefixes(fakelib):
+    home = os.path.expanduser("~")
+    sp = site.getsitepackages()[0]
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    text = "\n".join([
+        f'File "{fakelib.root}/sub/mod.py", line 3',
+        f"{home}/work/notes.txt",
+        "/home/alice/project/model.py:12",
+        "/root/.cache/torch/x.bin",
+        f"{sp}/torch/_dynamo/eval_frame.py",
+        f"{tempfile.gettempdir()}/torchinductor_x/ab.py",
+        f"{repo}/python/opsweep/worker.py",
+        "\x1b[96mcoloured\x1b[0m",
+        "relative/home/bob/kept",
+    ])
+    out = ev.scrub(text, fakelib)
+    lines = out.splitlines()
+    assert lines[0] == 'File "fakelib/sub/mod.py", line 3'
+    assert lines[1] == "~/work/notes.txt"
+    assert lines[2] == "~/project/model.py:12"
+    assert lines[3] == "~/.cache/torch/x.bin"
+    assert lines[4] == "<site-packages>/torch/_dynamo/eval_frame.py"
+    assert lines[5] == "<tmp>/torchinductor_x/ab.py"
+    assert lines[6] == "<repo>/python/opsweep/worker.py"
+    assert lines[7] == "coloured"
+    assert lines[8] == "relative/home/bob/kept"
+    assert "/home/" not in out.replace("relative/home/bob", "") and "/root/" not in out
+
+
+def test_scrub_single_file_library(tmp_path, monkeypatch):
+    (tmp_path / "solo_lib.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lib = load_library("solo_lib")
+    assert not lib.is_package
+    assert ev.scrub(f'File "{tmp_path}/solo_lib.py", line 1', lib) == 'File "solo_lib.py", line 1'
+    assert lib.relative(str(tmp_path / "solo_lib.py")) == "solo_lib.py"
+    sys.modules.pop("solo_lib", None)
+
+
+def test_kornia_is_found_in_site_packages():
+    lib = load_library("kornia")
+    assert lib.version == "0.9.0"
+    assert lib.relative(os.path.join(lib.root, "color", "gray.py")) == "kornia/color/gray.py"
+    assert ev.scrub(os.path.join(lib.root, "color", "gray.py") + ":12", lib) == "kornia/color/gray.py:12"

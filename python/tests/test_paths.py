@@ -1,0 +1,49 @@
+"""Harness pieces that need no worker: the case wrapper, the path registry, break counting."""
+
+import torch
+
+from opsweep import case
+from opsweep.paths import PATHS
+from opsweep.paths.base import CaseModule, make_module
+from opsweep.paths.compile import graph_break_count
+
+torch.set_num_threads(1)
+
+
+def test_paths_are_pluggable_by_name():
+    assert list(PATHS) == ["onnx", "export", "compile"]
+    assert all(callable(p) for p in PATHS.values())
+
+
+def test_graph_break_count_is_never_negative():
+    assert graph_break_count(-1, 0) == 0
+    assert graph_break_count(0, 1) == 1
+    assert graph_break_count(2, 1) == 2
+
+
+def test_check_true_modules_run_in_eval_mode_on_a_copy():
+    bn = torch.nn.BatchNorm1d(3)
+    c = case("bn", "g", bn, [torch.rand(4, 3)])
+    m = make_module(c, flat_outputs=False)
+    assert not m.training and not m.target.training and m.target is not bn
+    assert bn.training  # the registry's object is untouched
+
+
+def test_check_false_modules_keep_the_registry_mode():
+    bn = torch.nn.BatchNorm1d(3)
+    c = case("bn[random]", "g", bn, [torch.rand(4, 3)], check=False)
+    m = make_module(c, flat_outputs=False)
+    assert m.target.training and m.training
+
+
+def test_kwargs_and_methods_are_wrapped():
+    class Obj(torch.nn.Module):
+        def scaled(self, x, *, k):
+            return {"y": x * k, "a": x}
+
+    c = case("obj.scaled", "g", Obj(), [torch.ones(2)], kwargs={"k": 3.0}, method="scaled")
+    flat = make_module(c, flat_outputs=True)(torch.ones(2))
+    assert isinstance(flat, tuple) and [float(t[0]) for t in flat] == [1.0, 3.0]
+    raw = make_module(c, flat_outputs=False)(torch.ones(2))
+    assert isinstance(raw, dict)
+    assert isinstance(CaseModule(torch.relu, None, {}, False), torch.nn.Module)

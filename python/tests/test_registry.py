@@ -1,0 +1,173 @@
+"""Registry loading (registry.py): every refusal, inventory entries, fingerprints."""
+
+import textwrap
+
+import pytest
+import torch
+
+from opsweep import case
+from opsweep.case import RegistryError
+from opsweep.registry import fingerprint, guess_library, load_registries, public_name
+
+torch.set_num_threads(1)
+
+HEADER = "import torch\nfrom opsweep import case\n"
+
+
+def write(tmp_path, name, body):
+    p = tmp_path / name
+    p.write_text(HEADER + textwrap.dedent(body))
+    return str(p)
+
+
+def refusal(paths):
+    with pytest.raises(RegistryError) as info:
+        load_registries(paths)
+    msg = str(info.value)
+    assert "\n" not in msg
+    return msg
+
+
+def test_missing_file(tmp_path):
+    msg = refusal([str(tmp_path / "cases_gone.py")])
+    assert "cases_gone.py" in msg and "not found" in msg
+
+
+def test_import_failure_names_type_message_and_line(tmp_path):
+    p = write(tmp_path, "cases_bad.py", """\
+        X = 1
+        Y = X / 0
+        CASES = []
+        """)
+    msg = refusal([p])
+    assert msg == "cases_bad.py: import failed at cases_bad.py:4: ZeroDivisionError: division by zero"
+
+
+def test_syntax_error_names_the_line(tmp_path):
+    p = write(tmp_path, "cases_syntax.py", "CASES = [\n")
+    msg = refusal([p])
+    assert msg.startswith("cases_syntax.py: import failed at cases_syntax.py:3: SyntaxError")
+
+
+def test_failure_inside_a_helper_names_the_registry_line(tmp_path):
+    (tmp_path / "helper_mod_x.py").write_text("def boom():\n    raise KeyError('k')\n")
+    p = write(tmp_path, "cases_helper.py", """\
+        import helper_mod_x
+        helper_mod_x.boom()
+        """)
+    msg = refusal([p])
+    assert msg == "cases_helper.py: import failed at cases_helper.py:4: KeyError: 'k'"
+
+
+def test_case_refused_by_case_api(tmp_path):
+    p = write(tmp_path, "cases_api.py", """\
+        CASES = [case("x", "g", torch.relu, [3])]
+        """)
+    msg = refusal([p])
+    assert msg.startswith("cases_api.py:3: case 'x': input 0 is a int")
+
+
+def test_cases_missing(tmp_path):
+    assert refusal([write(tmp_path, "cases_none.py", "X = 1\n")]) == (
+        "cases_none.py: defines no CASES (a list of opsweep.case(...) results)")
+
+
+def test_cases_not_a_list(tmp_path):
+    msg = refusal([write(tmp_path, "cases_tuple.py", "CASES = (1, 2)\n")])
+    assert msg == "cases_tuple.py: CASES is a tuple, not a list"
+
+
+def test_element_not_a_case(tmp_path):
+    p = write(tmp_path, "cases_elem.py", """\
+        CASES = [case("a", "g", torch.relu, [torch.ones(1)]), {"name": "b"}]
+        """)
+    assert refusal([p]) == "cases_elem.py: CASES[1] is a dict, not a Case (build it with opsweep.case(...))"
+
+
+def test_duplicate_in_one_file(tmp_path):
+    p = write(tmp_path, "cases_dup.py", """\
+        CASES = [
+            case("a", "g", torch.relu, [torch.ones(1)]),
+            case("a", "g", torch.tanh, [torch.ones(1)]),
+        ]
+        """)
+    assert refusal([p]) == "cases_dup.py: duplicate case name 'a' (cases_dup.py:4 and cases_dup.py:5)"
+
+
+def test_duplicate_across_files_names_both_places(tmp_path):
+    a = write(tmp_path, "cases_one.py", 'CASES = [case("same", "g", torch.relu, [torch.ones(1)])]\n')
+    b = write(tmp_path, "cases_two.py", '\n\nCASES = [case("same", "g", torch.tanh, [torch.ones(1)])]\n')
+    assert refusal([a, b]) == "cases_two.py: duplicate case name 'same' (cases_one.py:3 and cases_two.py:5)"
+
+
+def test_same_file_twice_is_loaded_once(tmp_path):
+    a = write(tmp_path, "cases_once.py", 'CASES = [case("only", "g", torch.relu, [torch.ones(1)])]\n')
+    assert [lc.case.name for lc in load_registries([a, a])] == ["only"]
+
+
+def test_inventory_entry_and_public_name(tmp_path):
+    import kornia
+
+    a = write(tmp_path, "cases_k.py", """\
+        import kornia
+        CASES = [case("rgb_to_grayscale", "color", kornia.color.rgb_to_grayscale, [torch.rand(1, 3, 4, 5)],
+                      note="n", tags=["t"])]
+        """)
+    (lc,) = load_registries([a])
+    entry = lc.inventory_entry()
+    assert entry == {
+        "name": "rgb_to_grayscale", "group": "color", "registry": "cases_k.py", "fingerprint": lc.fingerprint,
+        "target": "kornia.color.rgb_to_grayscale", "check": True, "skip": None, "note": "n", "tags": ["t"],
+        "method": None, "origin": "cases_k.py:4",
+    }
+    assert public_name(kornia.augmentation.RandomCrop((2, 2))) == "kornia.augmentation.RandomCrop"
+    assert guess_library([lc.case]) == "kornia"
+
+
+def _base(**over):
+    torch.manual_seed(0)
+    args = dict(name="op", group="g", target=torch.nn.functional.interpolate, inputs=[torch.rand(1, 1, 4, 4)],
+                kwargs={"scale_factor": 2.0, "mode": "bilinear"})
+    args.update(over)
+    return case(**args)
+
+
+def test_fingerprint_is_sensitive_to_values_kwargs_and_fields():
+    base = fingerprint(_base())
+    assert base == fingerprint(_base())
+    x = torch.rand(1, 1, 4, 4)
+    assert fingerprint(_base(inputs=[x])) != fingerprint(_base(inputs=[x + 1e-6]))  # values
+    assert fingerprint(_base(inputs=[x])) != fingerprint(_base(inputs=[x.double()]))  # dtype
+    assert base != fingerprint(_base(kwargs={"scale_factor": 2.0, "mode": "nearest"}))
+    assert base != fingerprint(_base(kwargs={"scale_factor": 2.0000001, "mode": "bilinear"}))
+    assert base != fingerprint(_base(atol=1e-3))
+    assert base != fingerprint(_base(check=False))
+    assert base != fingerprint(_base(skip="no"))
+    assert base != fingerprint(_base(name="op[v]"))
+    assert base != fingerprint(_base(target=torch.nn.functional.avg_pool2d))
+    assert base == fingerprint(_base(note="notes do not change results", tags=["x"]))
+    # tensors inside kwargs count by value
+    w1, w2 = torch.ones(3), torch.ones(3)
+    w2[0] = 2
+    assert fingerprint(_base(kwargs={"w": w1})) != fingerprint(_base(kwargs={"w": w2}))
+
+
+def test_fingerprint_of_modules_covers_weights_and_repr():
+    torch.manual_seed(0)
+    m1 = torch.nn.Conv2d(1, 2, 3)
+    m2 = torch.nn.Conv2d(1, 2, 3)
+    x = [torch.rand(1, 1, 5, 5)]
+    f1 = fingerprint(case("conv", "g", m1, x))
+    assert f1 != fingerprint(case("conv", "g", m2, x))  # other weights
+    m3 = torch.nn.Conv2d(1, 2, 3, padding=1)
+    m3.load_state_dict(m1.state_dict())
+    assert f1 != fingerprint(case("conv", "g", m3, x))  # same weights, other config (repr)
+
+
+def test_fingerprints_are_identical_across_processes(statuses_run):
+    """The session worker computed its inventory in another process, with another hash seed."""
+    from harness_helpers import STATUSES_REGISTRY
+
+    here = {lc.case.name: lc.fingerprint for lc in load_registries([STATUSES_REGISTRY])}
+    there = {e["name"]: e["fingerprint"] for e in statuses_run["inventory"]["cases"]}
+    assert here == there

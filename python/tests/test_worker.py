@@ -1,0 +1,183 @@
+"""The worker on real torch: every status on every path, and protocol 1 over real pipes.
+
+Most tests read the session's single worker run over fixtures/cases_statuses.py (conftest.py).
+"""
+
+import json
+import os
+
+import pytest
+
+from harness_helpers import INDUCTOR_CACHE, POISON_REGISTRY, STATUSES_REGISTRY, Worker
+
+# (case, path) -> (status, step). Every status of docs/formats.md that a worker writes, on every path.
+EXPECTED = {
+    "add_scaled": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("ok", "")},
+    "tuple_out": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("ok", "")},
+    "structured_out": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("ok", "")},
+    "noisy": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("ok", "")},
+    "Projector.project[offset]": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("ok", "")},
+    "item_scale": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("ok-breaks", "")},
+    "random_noise[random]": {p: ("ok-unverified", "") for p in ("onnx", "export", "compile")},
+    "data_branch": {"onnx": ("fail", "export"), "export": ("fail", "export"), "compile": ("ok-breaks", "")},
+    "onnx_offset": {"onnx": ("mismatch", "compare"), "export": ("ok", ""), "compile": ("ok", "")},
+    "export_offset": {"onnx": ("ok", ""), "export": ("mismatch", "compare"), "compile": ("ok", "")},
+    "compile_offset": {"onnx": ("ok", ""), "export": ("ok", ""), "compile": ("mismatch", "compare")},
+    "custom_twice": {"onnx": ("fail", "export"), "export": ("ok", ""), "compile": ("ok", "")},
+    "lying_fake": {"onnx": ("fail", "export"), "export": ("ok", ""), "compile": ("fail", "compile")},
+    "eager_raises": {p: ("n/a", "eager") for p in ("onnx", "export", "compile")},
+    "no_tensor": {p: ("n/a", "no-tensor") for p in ("onnx", "export", "compile")},
+    "skipped": {p: ("n/a", "skip") for p in ("onnx", "export", "compile")},
+}
+
+RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "onnx", "outputs",
+               "timings", "sources"}
+
+
+def test_every_status_on_every_path_is_reached(statuses_run):
+    got = {(c, p): (r["status"], r["step"]) for (c, p), r in statuses_run["results"].items()}
+    want = {(c, p): v for c, paths in EXPECTED.items() for p, v in paths.items()}
+    assert got == want, {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}
+    for path in ("onnx", "export", "compile"):
+        statuses = {r["status"] for (c, p), r in statuses_run["results"].items() if p == path}
+        needed = {"ok", "ok-unverified", "mismatch", "fail", "n/a"} | ({"ok-breaks"} if path == "compile" else set())
+        assert needed <= statuses, (path, statuses)
+
+
+def test_records_follow_the_format(statuses_run):
+    for (name, path), r in statuses_run["results"].items():
+        assert set(r) == RECORD_KEYS, (name, path)
+        assert set(r["timings"]) == {"eager_s", "capture_s", "run_s", "total_s"}
+        assert r["timings"]["total_s"] is not None and r["timings"]["total_s"] >= 0
+        if path == "compile" and r["status"] not in ("n/a",):
+            assert isinstance(r["graph_breaks"], int) and r["graph_breaks"] >= 0, (name, r)
+        if path != "compile":
+            assert r["graph_breaks"] is None and r["break_reasons"] == []
+        text = json.dumps(r)
+        home = os.path.expanduser("~")
+        assert home + "/" not in text and "/root/" not in text and "/home/" not in text, (name, path, text[:2000])
+        assert "site-packages/" not in text.replace("<site-packages>/", ""), (name, path)
+
+
+def test_ok_record_details(statuses_run):
+    r = statuses_run["results"][("add_scaled", "onnx")]
+    assert r["error"] is None and r["detail"] == ""
+    assert r["outputs"] == {"count": 1, "shapes": [[2, 3, 4, 5]], "dtypes": ["float32"]}
+    assert r["onnx"]["op_types"] == sorted(set(r["onnx"]["op_types"])) and "Add" in r["onnx"]["op_types"]
+    assert r["onnx"]["size_kb"] > 0
+    assert r["sources"] == ["fixture_ops.py"]
+    for key in ("eager_s", "capture_s", "run_s"):
+        assert r["timings"][key] is not None
+    e = statuses_run["results"][("add_scaled", "export")]
+    assert e["onnx"] is None and e["timings"]["run_s"] is not None
+    c = statuses_run["results"][("add_scaled", "compile")]
+    assert c["graph_breaks"] == 0 and c["break_reasons"] == []
+
+
+def test_flatten_order_matches_the_exporters(statuses_run):
+    r = statuses_run["results"][("structured_out", "onnx")]
+    # sorted keys a (dataclass: score, parts[0]), b, z (.data)
+    assert r["outputs"]["shapes"] == [[2, 3, 4], [2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4, 5]]
+    assert r["status"] == "ok"
+    t = statuses_run["results"][("tuple_out", "onnx")]
+    assert t["outputs"]["dtypes"] == ["float32", "float32", "bool"] and t["status"] == "ok"
+
+
+def test_graph_breaks_are_counted_and_explained(statuses_run):
+    r = statuses_run["results"][("item_scale", "compile")]
+    assert r["graph_breaks"] == 1 and r["detail"] == "1 graph break"
+    assert any("item()" in reason for reason in r["break_reasons"])
+    rnd = statuses_run["results"][("random_noise[random]", "compile")]
+    assert rnd["status"] == "ok-unverified" and rnd["graph_breaks"] == 1 and "1 graph break" in rnd["detail"]
+    # a function whose eager result is an input: explain reports -1, the record never does
+    assert statuses_run["results"][("onnx_offset", "compile")]["graph_breaks"] == 0
+
+
+def test_mismatch_details_are_measured(statuses_run):
+    for name, path in (("onnx_offset", "onnx"), ("export_offset", "export"), ("compile_offset", "compile")):
+        r = statuses_run["results"][(name, path)]
+        assert r["detail"] == "output 0: max abs diff 1, 120 of 120 elements outside atol=0.0002 rtol=0.001"
+
+
+def test_failure_evidence(statuses_run):
+    r = statuses_run["results"][("custom_twice", "onnx")]
+    assert "No ONNX function found" in r["error"]["message"] and "fixture_ops.twice" in r["error"]["message"]
+    assert r["onnx"] is None and r["timings"]["run_s"] is None
+    c = statuses_run["results"][("lying_fake", "compile")]
+    assert c["error"]["type"] == "AssertionError" and "expected size" in c["error"]["message"]
+    e = statuses_run["results"][("data_branch", "export")]
+    assert "data-dependent" in e["error"]["message"]
+    assert e["error"]["frames"] and e["error"]["frames"][0].startswith("fixture_ops.py:")
+    n = statuses_run["results"][("eager_raises", "onnx")]
+    assert n["error"]["type"] == "ValueError" and n["error"]["frames"][0].startswith("fixture_ops.py:")
+    assert n["sources"] == ["fixture_ops.py"] and n["outputs"] is None
+    s = statuses_run["results"][("skipped", "compile")]
+    assert s["detail"] == "needs a GPU" and s["error"] is None and s["sources"] == []
+
+
+def test_hello_and_inventory(statuses_run):
+    hello = statuses_run["hello"]
+    assert hello["protocol"] == 1 and hello["paths"] == ["onnx", "export", "compile"]
+    assert len(hello["harness"]) == 32 and isinstance(hello["pid"], int)
+    env = hello["env"]
+    import numpy
+    import onnx
+    import onnxruntime
+    import onnxscript
+    import torch
+
+    assert env["torch"] == torch.__version__ and env["numpy"] == numpy.__version__
+    assert env["onnx"] == onnx.__version__ and env["onnxruntime"] == onnxruntime.__version__
+    assert env["onnxscript"] == onnxscript.__version__
+    assert env["opset"] == 18 and env["device"] == "cpu"
+    assert env["library"]["name"] == "fixture_ops" and len(env["library"]["fingerprint"]) == 32
+    names = [c["name"] for c in statuses_run["inventory"]["cases"]]
+    assert names == list(EXPECTED)
+
+
+def test_protocol_survives_prints_and_answers_every_job(statuses_run):
+    # noisy printed a forged protocol line to stdout: it is in the log, not in the protocol
+    log = statuses_run["log"]
+    assert "this line goes to the worker's log" in log and '"case":"forged"' in log
+    assert all(m["type"] == "result" and m["case"] != "forged" for m in statuses_run["messages"])
+    assert statuses_run["unknown_case"]["record"]["status"] == "fail"
+    assert statuses_run["unknown_case"]["record"]["step"] == "worker"
+    assert "unknown path 'tensorrt'" in statuses_run["unknown_path"]["record"]["detail"]
+    assert statuses_run["exit_code"] == 0
+
+
+def test_poisoned_worker_exits_3(tmp_path):
+    w = Worker([POISON_REGISTRY], str(tmp_path / "w.log"))
+    try:
+        assert w.receive()["type"] == "hello"
+        assert w.receive()["type"] == "inventory"
+        ok = w.job("noisy", "export")
+        assert ok["type"] == "result" and ok["record"]["status"] == "ok"
+        bad = w.job("set_default_dtype", "export")
+        assert bad["type"] == "poisoned", bad
+        assert bad["case"] == "set_default_dtype" and bad["path"] == "export"
+        assert "default dtype changed from torch.float32 to torch.float64" in bad["reason"]
+        assert w.receive() is None  # nothing after poisoned
+    finally:
+        code = w.close()
+    assert code == 3
+
+
+def test_registry_error_sends_error_and_exits_2(tmp_path):
+    bad = tmp_path / "cases_broken.py"
+    bad.write_text("CASES = {}\n")
+    w = Worker([STATUSES_REGISTRY, str(bad)], str(tmp_path / "w.log"), library="fixture_ops")
+    try:
+        assert w.receive()["type"] == "hello"
+        err = w.receive()
+        assert err == {"type": "error", "message": "cases_broken.py: CASES is a dict, not a list"}
+        assert w.receive() is None
+    finally:
+        code = w.close()
+    assert code == 2
+
+
+def test_inductor_cache_dir_is_honoured(statuses_run):
+    """The session worker ran with TORCHINDUCTOR_CACHE_DIR set: compiled code landed there."""
+    found = [f for _, _, files in os.walk(INDUCTOR_CACHE) for f in files]
+    assert found, INDUCTOR_CACHE

@@ -1,0 +1,60 @@
+#include "exec/progress.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/fake_clock.h"
+#include "testing/fake_terminal.h"
+
+namespace opsweep {
+namespace {
+
+TEST(FormatDuration, IsCompact) {
+  EXPECT_EQ(FormatDuration(12.4), "12s");
+  EXPECT_EQ(FormatDuration(245), "4m05s");
+  EXPECT_EQ(FormatDuration(3723), "1h02m03s");
+}
+
+TEST(Progress, TtyRedrawsOneLineWithCountsRateAndEta) {
+  FakeClock clock;
+  FakeTerminal term(true);
+  Progress p(&term, &clock, 4, 1);
+  clock.Advance(30);
+  p.OnOutcome("ok");
+  EXPECT_EQ(term.out, "\r[1/4 25%] ok 1 | 2.0 jobs/min | ETA 1m30s\x1b[K");
+  clock.Advance(30);
+  p.OnOutcome("crash");
+  EXPECT_NE(term.out.find("\r[2/4 50%] ok 1, crash 1 | 2.0 jobs/min | ETA 1m00s"), std::string::npos);
+  term.out.clear();
+  p.Finish("");
+  EXPECT_EQ(term.out, "\r\x1b[Kopsweep run: 2 of 4 jobs ran (ok 1, crash 1); 1 reused from earlier runs; wall 1m00s\n");
+}
+
+TEST(Progress, PlainOutputPrintsEveryFivePercentOrTenSeconds) {
+  FakeClock clock;
+  FakeTerminal term(false);
+  Progress p(&term, &clock, 100, 0);
+  for (int i = 0; i < 4; ++i) p.OnOutcome("ok");
+  EXPECT_EQ(term.out, "opsweep run: [1/100 1%] ok 1 | ETA --\n");  // the first, at time 0
+  term.out.clear();
+  p.OnOutcome("ok");  // 5%
+  EXPECT_EQ(term.out.substr(0, 30), "opsweep run: [5/100 5%] ok 5 |");
+  term.out.clear();
+  clock.Advance(5);
+  p.Tick();
+  EXPECT_EQ(term.out, "");
+  clock.Advance(6);
+  p.Tick();
+  EXPECT_EQ(std::count(term.out.begin(), term.out.end(), '\n'), 1);
+  EXPECT_EQ(term.out.find('\r'), std::string::npos);
+}
+
+TEST(Progress, FinishSaysHowTheRunEnded) {
+  FakeClock clock;
+  FakeTerminal term(false);
+  Progress p(&term, &clock, 3, 0);
+  p.Finish("interrupted");
+  EXPECT_EQ(term.out, "opsweep run: interrupted: 0 of 3 jobs ran (none); 0 reused from earlier runs; wall 0s\n");
+}
+
+}  // namespace
+}  // namespace opsweep

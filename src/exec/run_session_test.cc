@@ -1,0 +1,109 @@
+#include "exec/run_session.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+#include "testing/fake_clock.h"
+#include "testing/fake_result_store.h"
+#include "testing/fake_terminal.h"
+#include "testing/fake_worker_pool.h"
+
+namespace opsweep {
+namespace {
+
+struct Session {
+  explicit Session(int slots = 2) : pool(&clock, slots), sup(&pool, &clock, {}), session(&sup, &store, &clock, &term) {}
+  RunEnd Execute(RunRequest request = {}) { return session.Execute(request, &summary, &err); }
+  FakeClock clock;
+  FakeWorkerPool pool;
+  FakeResultStore store;
+  FakeTerminal term{false};
+  Supervisor sup;
+  RunSession session;
+  RunSummary summary;
+  std::string err;
+};
+
+TEST(RunSession, RunsEveryJobAndStoresItWithItsKey) {
+  Session s;
+  ASSERT_EQ(s.Execute(), RunEnd::completed) << s.err;
+  EXPECT_EQ(s.summary.planned, 9u);
+  EXPECT_EQ(s.store.results.size(), 9u);
+  const StoredResult& r = s.store.results.at({"a", "onnx"});
+  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.job_key.size(), 32u);
+  EXPECT_EQ(nlohmann::json::parse(r.key_fields_json)["case"], "fp-a");
+  EXPECT_EQ(r.run_id, 1);
+  EXPECT_EQ(r.attempts, 0);
+  ASSERT_EQ(s.store.runs.size(), 1u);
+  EXPECT_FALSE(s.store.runs[0].finished.empty());
+  EXPECT_EQ(s.store.runs[0].shard, "1/1");
+  EXPECT_EQ(s.store.runs[0].paths_json, R"(["onnx","export","compile"])");
+  EXPECT_EQ(s.store.inventory.size(), 3u);
+  EXPECT_TRUE(s.pool.stopped);
+}
+
+TEST(RunSession, SchedulesLongestExpectedFirst) {
+  Session s(1);
+  RunRequest req;
+  req.plan.paths = {"onnx", "export", "compile"};
+  req.plan.only = {"a"};
+  // A stored duration from an earlier run beats the per-path default.
+  s.store.results[{"a", "export"}] = StoredResult{"a", "export", "stale", "{}", "ok", "{}", 50, 0, 1, ""};
+  ASSERT_EQ(s.Execute(req), RunEnd::completed) << s.err;
+  EXPECT_EQ(s.pool.jobs_sent, (std::vector<std::string>{"a|export", "a|compile", "a|onnx"}));
+}
+
+TEST(RunSession, ReusesCurrentResultsAndRetriesACrashOnce) {
+  Session s;
+  s.pool.scripts["b|compile"] = FakeJobScript{FakeJobScript::Kind::exit, "", 1, ExitStatus{0, SIGSEGV}};
+  ASSERT_EQ(s.Execute(), RunEnd::completed);
+  EXPECT_EQ(s.store.results.at({"b", "compile"}).attempts, 1);
+
+  Session again;
+  again.store = s.store;
+  again.pool.scripts = s.pool.scripts;
+  ASSERT_EQ(again.Execute(), RunEnd::completed);
+  EXPECT_EQ(again.pool.jobs_sent, (std::vector<std::string>{"b|compile"}));
+  EXPECT_EQ(again.summary.reused, 8u);
+  EXPECT_EQ(again.store.results.at({"b", "compile"}).attempts, 2);
+
+  Session third;
+  third.store = again.store;
+  ASSERT_EQ(third.Execute(), RunEnd::completed);
+  EXPECT_TRUE(third.pool.jobs_sent.empty());
+  EXPECT_EQ(third.summary.reused, 9u);
+}
+
+TEST(RunSession, ANewHarnessReRunsEverything) {
+  Session s;
+  ASSERT_EQ(s.Execute(), RunEnd::completed);
+  Session again;
+  again.store = s.store;
+  again.pool.harness = "h2";
+  ASSERT_EQ(again.Execute(), RunEnd::completed);
+  EXPECT_EQ(again.pool.jobs_sent.size(), 9u);
+}
+
+TEST(RunSession, UnknownPathIsABadRequest) {
+  Session s;
+  RunRequest req;
+  req.plan.paths = {"tflite"};
+  EXPECT_EQ(s.Execute(req), RunEnd::bad_request);
+  EXPECT_EQ(s.err, "unknown path 'tflite' (the worker knows: onnx, export, compile)");
+  EXPECT_TRUE(s.store.runs.empty());
+}
+
+TEST(RunSession, StoreFailureStopsTheRunButFinishesIt) {
+  Session s;
+  s.store.fail_puts = true;
+  EXPECT_EQ(s.Execute(), RunEnd::failed);
+  EXPECT_EQ(s.err, "disk full");
+  ASSERT_EQ(s.store.runs.size(), 1u);
+  EXPECT_FALSE(s.store.runs[0].finished.empty());
+}
+
+}  // namespace
+}  // namespace opsweep

@@ -1,0 +1,40 @@
+// The snapshot writer (docs/formats.md section 5): a joined survey becomes `snapshot.json` and its
+// `snapshot.timings.json`.
+//
+// Determinism is the contract: records sorted by (package, section, operator, name), paths in the
+// header's order, JSON objects with sorted keys, indent 2, a trailing newline, and nothing that
+// depends on the merging machine or the moment: the header's environment is what the workers
+// measured and `generated` is the date of the newest result. Every text is cleaned (colour codes,
+// absolute paths, one bounded line) and every failure carries a reason id: a rule's, or
+// `unclassified` (counted), or `missing-result` for a job without a result (only with --force).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "classify/classifier.h"
+#include "merge/objects_inv.h"
+#include "merge/survey.h"
+
+namespace opsweep {
+
+struct SnapshotOptions {
+  std::string tool_version;
+  const ObjectsInventory* objects = nullptr;  // nullptr: no cross-references
+};
+
+struct SnapshotOutput {
+  std::string snapshot_json;
+  std::string timings_json;
+  size_t records = 0;
+  size_t unclassified = 0;                          // errors and break reasons no rule matched
+  std::vector<std::string> unclassified_examples;   // distinct first lines, "path: text"
+  size_t api_links = 0;
+};
+
+SnapshotOutput BuildSnapshot(const Survey& survey, const Classifier& classifier, const SnapshotOptions& options);
+
+// Reason ids that no rule may take: they are produced by merge itself.
+inline constexpr const char* kUnclassifiedReason = "unclassified";
+inline constexpr const char* kMissingResultReason = "missing-result";
+
+}  // namespace opsweep

@@ -1,0 +1,72 @@
+// Joining results databases into one survey, and checking that the survey may be published.
+//
+// Shards (one database per machine) are joined: the union of their inventories and results. When
+// the same (case, path) was measured in two databases, the result with the later `finished` wins
+// (ISO 8601 UTC text compares in time order); on a tie, the larger record text, so the outcome
+// never depends on the order the databases were named in.
+//
+// Validation lists every problem, one line each, before anything is written:
+//   - a database without an inventory;
+//   - databases built from different registries (their inventories differ) or probing different
+//     paths (runs.paths_json), or registries other than --registries names;
+//   - results measured under different environments (any key field but case and path differs);
+//   - a case of the inventory without a result for a requested path (crash and timeout are results);
+//   - a record that cannot be read: not JSON, unknown status or step, status that disagrees with
+//     its row, a graph-break count that is negative or not an integer.
+// Records that cannot be read are left out of the survey; everything else is kept, so `--force`
+// can still publish what was measured.
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/results_db.h"
+
+namespace opsweep {
+
+// Everything merge reads from one database.
+struct DbContents {
+  std::string file;
+  std::vector<InventoryCase> inventory;
+  std::vector<RunInfo> runs;
+  std::vector<StoredResult> results;
+};
+
+// Reads a database read-only (never modifies it). On failure returns false with one line.
+bool LoadDbContents(const std::string& file, DbContents* out, std::string* err);
+
+struct SurveyCase {
+  InventoryCase inventory;
+  nlohmann::json info;  // the inventory entry, parsed (an object; empty when unreadable)
+};
+
+struct SurveyResult {
+  StoredResult row;
+  nlohmann::json record;  // parsed record_json (an object)
+  std::string db_file;
+};
+
+struct Survey {
+  std::vector<std::string> paths;                 // requested paths, canonical order
+  std::map<std::string, SurveyCase> cases;        // by name
+  std::map<std::pair<std::string, std::string>, SurveyResult> results;  // (case, path)
+  nlohmann::json env = nlohmann::json::object();  // hello.env of the run of the newest result
+  std::string newest_finished;                    // of the results kept
+  size_t databases = 0;
+  std::vector<std::string> problems;  // refuse to publish unless forced
+  std::vector<std::string> notes;     // worth saying, never a reason to refuse
+};
+
+struct SurveyOptions {
+  std::vector<std::string> expected_registries;  // base names; empty = no check
+};
+
+// Joins and validates. Never fails: problems are collected in the survey.
+Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& options);
+
+// Statuses that count as supported.
+bool IsSupportedStatus(std::string_view status);
+
+}  // namespace opsweep

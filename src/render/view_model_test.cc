@@ -1,0 +1,255 @@
+#include "render/view_model.h"
+
+#include <gtest/gtest.h>
+
+#include "render/html_writer.h"
+#include "render/markdown_writer.h"
+#include "render/rst_writer.h"
+
+namespace opsweep::render {
+namespace {
+
+PathOutcome Outcome(Status status) {
+  PathOutcome outcome;
+  outcome.status = status;
+  return outcome;
+}
+
+SnapshotRecord Record(std::string name, std::string package, std::string section, Status onnx,
+                      Status exported, Status compiled) {
+  SnapshotRecord record;
+  record.name = name;
+  record.operator_name = name.substr(0, name.find('['));
+  if (name.find('[') != std::string::npos) record.variant = name.substr(name.find('['));
+  record.package = package;
+  record.section = section;
+  record.group = section.empty() ? package : package + "." + section;
+  record.paths["onnx"] = Outcome(onnx);
+  record.paths["export"] = Outcome(exported);
+  record.paths["compile"] = Outcome(compiled);
+  return record;
+}
+
+Snapshot Base() {
+  Snapshot snapshot;
+  snapshot.schema = 1;
+  snapshot.generated = "2026-11-30";
+  snapshot.library_name = "kornia";
+  snapshot.library_version = "0.9.0";
+  snapshot.paths = {"onnx", "export", "compile"};
+  snapshot.opset = "18";
+  snapshot.reasons["lowering"] = {"No ONNX lowering", "cause", "hint", "onnxscript"};
+  snapshot.reasons["branch"] = {"Python branch", "cause", "hint", "kornia"};
+  snapshot.reasons["no-tensor"] = {"No tensor output", "cause", "", ""};
+  return snapshot;
+}
+
+constexpr Status kOk = Status::kOk;
+constexpr Status kNa = Status::kNotApplicable;
+constexpr Status kFail = Status::kFail;
+
+TEST(ViewModelTest, CountsCardsConfigurationsAndOperators) {
+  Snapshot snapshot = Base();
+  snapshot.records = {
+      Record("a", "color", "", kOk, kOk, kOk),
+      Record("a[x]", "color", "", kFail, kOk, Status::kOkBreaks),
+      Record("b", "color", "", Status::kMismatch, Status::kCrash, Status::kTimeout),
+      Record("c", "geometry", "epipolar", kNa, kNa, kNa),
+      Record("d", "geometry", "epipolar", kNa, kOk, Status::kOkUnverified),
+  };
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  ASSERT_EQ(vm.cards.size(), 3u);
+  EXPECT_EQ(vm.cards[0].supported, 1);  // onnx: a
+  EXPECT_EQ(vm.cards[0].probed, 3);     // a, a[x], b (c, d are n/a)
+  EXPECT_EQ(vm.cards[0].percent, "33.3%");
+  EXPECT_EQ(vm.cards[1].supported, 3);
+  EXPECT_EQ(vm.cards[1].probed, 4);
+  EXPECT_EQ(vm.cards[2].supported, 3);
+  EXPECT_EQ(vm.cards[2].probed, 4);
+  EXPECT_EQ(vm.configurations, 5);
+  EXPECT_EQ(vm.configurations_all_pass, 1);  // only a
+  EXPECT_EQ(vm.configurations_na_everywhere, 1);
+  EXPECT_EQ(vm.operators, 4);  // a (two configurations), b, c, d
+  ASSERT_TRUE(vm.operators_onnx.has_value());
+  EXPECT_EQ(*vm.operators_onnx, 1);
+  EXPECT_EQ(vm.title, "kornia 0.9.0: ONNX, torch.export and torch.compile support");
+
+  ASSERT_EQ(vm.packages.size(), 2u);
+  EXPECT_EQ(vm.packages[0].summary.configurations, 3);
+  EXPECT_EQ(vm.packages[0].summary.all_pass, 1);
+  EXPECT_EQ(vm.packages[1].summary.configurations, 2);
+  EXPECT_EQ(vm.packages[1].summary.na_everywhere, 1);
+  EXPECT_EQ(vm.packages[1].summary.paths[1].supported, 1);
+}
+
+TEST(ViewModelTest, RowsNotApplicableEverywhereLeaveTheirTable) {
+  Snapshot snapshot = Base();
+  snapshot.records = {Record("c", "geometry", "epipolar", kNa, kNa, kNa),
+                      Record("d", "geometry", "epipolar", kNa, kOk, kOk),
+                      Record("e", "io", "", kNa, kNa, kNa)};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  ASSERT_EQ(vm.na_rows.size(), 2u);
+  EXPECT_EQ(vm.na_rows[0].name, "c");
+  EXPECT_EQ(vm.na_rows[1].name, "e");
+  EXPECT_TRUE(vm.na_rows[0].na_everywhere);
+  ASSERT_EQ(vm.packages.size(), 2u);
+  ASSERT_EQ(vm.packages[0].sections.size(), 1u);
+  ASSERT_EQ(vm.packages[0].sections[0].rows.size(), 1u);
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].name, "d");
+  EXPECT_FALSE(vm.packages[0].sections[0].rows[0].na_everywhere);
+  EXPECT_TRUE(vm.packages[1].sections.empty());  // io: all n/a, still summarised
+  EXPECT_EQ(vm.packages[1].summary.na_everywhere, 1);
+  EXPECT_EQ(NaNote(vm.packages[1].summary), "1 of its 1 configurations is n/a on every path");
+}
+
+TEST(ViewModelTest, EqualReasonsOfSeveralPathsMergeIntoOneLine) {
+  Snapshot snapshot = Base();
+  SnapshotRecord record = Record("f", "geometry", "", kFail, kFail, kFail);
+  for (const char* path : {"onnx", "export"}) {
+    record.paths[path].reason = "branch";
+    record.paths[path].detail = "a Python branch depends on tensor values";
+    record.paths[path].location = "kornia/g.py:3";
+  }
+  record.paths["compile"].reason = "branch";
+  record.paths["compile"].detail = "a Python branch depends on tensor values";
+  record.paths["compile"].location = "kornia/g.py:4";  // another place: its own line
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 2u);
+  EXPECT_EQ(row.details[0].paths_label, "ONNX, export");
+  EXPECT_EQ(row.details[0].text, "a Python branch depends on tensor values");
+  EXPECT_EQ(row.details[0].location, "kornia/g.py:3");
+  ASSERT_TRUE(row.details[0].reason.has_value());
+  EXPECT_EQ(row.details[0].reason->title, "Python branch");
+  EXPECT_EQ(row.details[0].reason->anchor, "reason-branch");
+  EXPECT_EQ(row.details[1].paths_label, "compile");
+
+  ASSERT_EQ(vm.reasons.size(), 1u);
+  EXPECT_EQ(vm.reasons[0].id, "branch");
+  ASSERT_EQ(vm.reasons[0].affected.size(), 1u);
+  EXPECT_EQ(vm.reasons[0].affected[0].paths_label, "ONNX, export, compile");
+  EXPECT_EQ(vm.reasons[0].operators, 1);
+}
+
+TEST(ViewModelTest, DetailFallsBackToTheErrorAndKeepsADifferentErrorApart) {
+  Snapshot snapshot = Base();
+  SnapshotRecord record = Record("g", "color", "", kFail, kFail, kOk);
+  record.paths["onnx"].error = "ValueError: bad";
+  record.paths["export"].detail = "short";
+  record.paths["export"].error = "RuntimeError: long";
+  snapshot.records = {record};
+  const RowView& row = BuildViewModel(snapshot, {}).packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 2u);
+  EXPECT_EQ(row.details[0].text, "ValueError: bad");
+  EXPECT_EQ(row.details[0].error, "");
+  EXPECT_EQ(row.details[1].text, "short");
+  EXPECT_EQ(row.details[1].error, "RuntimeError: long");
+}
+
+TEST(ViewModelTest, CellsReadWithoutColour) {
+  EXPECT_EQ(MakeCell(kOk, std::nullopt).label, "yes");
+  EXPECT_EQ(MakeCell(Status::kOkBreaks, 2).label, "yes, 2 breaks");
+  EXPECT_EQ(MakeCell(Status::kOkBreaks, 1).label, "yes, 1 break");
+  EXPECT_EQ(MakeCell(Status::kOkUnverified, std::nullopt).label, "yes (random)");
+  EXPECT_EQ(MakeCell(Status::kOkUnverified, 3).label, "yes (random), 3 breaks");
+  EXPECT_EQ(MakeCell(kFail, std::nullopt).label, "no");
+  EXPECT_EQ(MakeCell(kNa, std::nullopt).token, "na");
+  for (Status status : kAllStatuses) {
+    const CellView cell = MakeCell(status, std::nullopt);
+    EXPECT_FALSE(cell.symbol.empty());
+    EXPECT_FALSE(cell.label.empty());
+  }
+}
+
+TEST(ViewModelTest, AnchorsAreUniqueAndApiLinksUseTheBase) {
+  Snapshot snapshot = Base();
+  snapshot.records = {Record("a[b]", "color", "", kOk, kOk, kOk),
+                      Record("a-b", "color", "", kOk, kOk, kOk)};
+  snapshot.records[0].api = "kornia.color.a";
+  ViewModel vm = BuildViewModel(snapshot, {});
+  const auto& rows = vm.packages[0].sections[0].rows;
+  EXPECT_EQ(rows[0].anchor, "r-a-b");
+  EXPECT_EQ(rows[1].anchor, "r-a-b-2");
+  EXPECT_EQ(rows[0].api, "kornia.color.a");
+  EXPECT_EQ(rows[0].api_url, "");  // no --api-base: plain text
+
+  vm = BuildViewModel(snapshot, {"https://docs.example/api.html#"});
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url, "https://docs.example/api.html#kornia.color.a");
+  EXPECT_EQ(vm.packages[0].sections[0].rows[1].api_url, "");
+  vm = BuildViewModel(snapshot, {"https://docs.example/search.html?q={api}&x=1"});
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url,
+            "https://docs.example/search.html?q=kornia.color.a&x=1");
+}
+
+TEST(ViewModelTest, FiltersCountWhatTheyShow) {
+  Snapshot snapshot = Base();
+  snapshot.records = {Record("a", "color", "", kOk, kOk, kOk),
+                      Record("b", "color", "", kFail, kOk, Status::kOkBreaks),
+                      Record("c", "color", "", kNa, kNa, kNa)};
+  snapshot.records[1].paths["compile"].graph_breaks = 2;
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  auto count = [&](const std::string& value) {
+    for (const FilterOption& option : vm.filters) {
+      if (option.value == value) return option.count;
+    }
+    return -1;
+  };
+  EXPECT_EQ(count("all"), 3);
+  EXPECT_EQ(count("failure"), 1);
+  EXPECT_EQ(count("breaks"), 1);
+  EXPECT_EQ(count("all-ok"), 1);
+  EXPECT_EQ(count("onnx:fail"), 1);
+  EXPECT_EQ(count("onnx:na"), 1);
+  EXPECT_EQ(count("onnx:supported"), 1);
+  EXPECT_EQ(count("compile:ok-breaks"), 1);
+  EXPECT_EQ(count("onnx:mismatch"), -1);  // statuses that never occur are not offered
+}
+
+TEST(ViewModelTest, NumbersAreFormattedTheSameEverywhere) {
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(999), "999");
+  EXPECT_EQ(FormatCount(1341), "1,341");
+  EXPECT_EQ(FormatCount(1234567), "1,234,567");
+  EXPECT_EQ(FormatPercent(1043, 1213), "86.0%");
+  EXPECT_EQ(FormatPercent(1, 3), "33.3%");
+  EXPECT_EQ(FormatPercent(2, 3), "66.7%");
+  EXPECT_EQ(FormatPercent(1, 8), "12.5%");  // half up
+  EXPECT_EQ(FormatPercent(0, 0), "n/a");
+}
+
+TEST(WritersTest, SnapshotTextNeverReachesAPageUnescaped) {
+  Snapshot snapshot = Base();
+  SnapshotRecord record = Record("x[\"><img src=x onerror=alert(2)>]", "color", "", kFail, kOk, kOk);
+  record.paths["onnx"].error = "RuntimeError: <script>alert(1)</script> </script><!-- | *b*";
+  snapshot.paths.push_back("</script><!--");
+  record.paths["</script><!--"] = Outcome(kOk);
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("</script><!--"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("\\u003c/script\\u003e\\u003c!--"), std::string::npos);  // the config JSON
+
+  const std::string md = WriteMarkdown(vm);
+  EXPECT_EQ(md.find("<script>alert"), std::string::npos);
+  EXPECT_NE(md.find("\\| \\*b\\*"), std::string::npos);
+  const std::string rst = WriteRst(vm);
+  EXPECT_NE(rst.find("\\| \\*b\\*"), std::string::npos);
+}
+
+TEST(WritersTest, OutputIsDeterministic) {
+  Snapshot snapshot = Base();
+  snapshot.records = {Record("a", "color", "", kOk, kFail, kOk), Record("b", "io", "", kNa, kNa, kNa)};
+  std::string first, second, err;
+  ASSERT_TRUE(WriteHtml(BuildViewModel(snapshot, {}), &first, &err));
+  ASSERT_TRUE(WriteHtml(BuildViewModel(snapshot, {}), &second, &err));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(WriteRst(BuildViewModel(snapshot, {})), WriteRst(BuildViewModel(snapshot, {})));
+}
+
+}  // namespace
+}  // namespace opsweep::render

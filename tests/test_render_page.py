@@ -1,0 +1,327 @@
+"""The HTML page in a real headless Chromium: no external request, search, filters, URL state,
+permalinks, escaping, the page without JavaScript, screenshots and speed on 2,000 rows.
+
+Every expectation is computed here from the fixture JSON (the same rules docs/page.md states), not
+copied from the page, so the page is checked against the snapshot rather than against itself.
+"""
+import json
+import os
+import pathlib
+import random
+import subprocess
+import time
+
+import pytest
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "render" / "snapshot.json"
+ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
+SUPPORTED = {"ok", "ok-breaks", "ok-unverified"}
+FAILURE = {"mismatch", "fail", "crash", "timeout"}
+
+
+# ---- what the page should show, computed from the snapshot -------------------------------------
+
+def token(status):
+    return "na" if status == "n/a" else status
+
+
+def passes_filter(record, value, paths):
+    statuses = [record["paths"][p]["status"] for p in paths]
+    if value == "all":
+        return True
+    if value == "failure":
+        return any(s in FAILURE for s in statuses)
+    if value == "breaks":
+        return sum(record["paths"][p]["graph_breaks"] or 0 for p in paths) > 0
+    if value == "all-ok":
+        return all(s in SUPPORTED for s in statuses)
+    path, wanted = value.rsplit(":", 1)
+    status = record["paths"][path]["status"]
+    if wanted == "supported":
+        return status in SUPPORTED
+    if wanted == "failure":
+        return status in FAILURE
+    return token(status) == wanted
+
+
+def search_text(record, snapshot):
+    """Name, variant, and per path: detail, error, location, reason id and title, break reasons."""
+    parts = [record["name"], record["variant"]]
+    for path in snapshot["paths"]:
+        outcome = record["paths"][path]
+        parts += [outcome["detail"], outcome["error"], outcome["location"]]
+        if outcome["reason"]:
+            parts += [outcome["reason"], snapshot["reasons"][outcome["reason"]]["title"]]
+        for item in outcome["break_reasons"]:
+            parts.append(snapshot["reasons"][item]["title"] if item in snapshot["reasons"] else item)
+    return " ".join(parts).lower()
+
+
+def expected(snapshot, query="", value="all"):
+    terms = query.lower().split()
+    return sorted(
+        r["name"] for r in snapshot["records"]
+        if passes_filter(r, value, snapshot["paths"]) and all(t in search_text(r, snapshot) for t in terms)
+    )
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def snapshot():
+    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def page(binary, tmp_path_factory):
+    out = tmp_path_factory.mktemp("page") / "index.html"
+    subprocess.run([str(binary), "render", str(FIXTURE), "--html", str(out)], check=True, timeout=60)
+    return out.as_uri()
+
+
+def load(browser, url):
+    browser.get("about:blank")  # a real load, not a same-document hash change
+    browser.get(url)
+
+
+def visible_rows(browser):
+    return sorted(browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-s]'))"
+        ".filter(tr => tr.getClientRects().length > 0).map(tr => tr.dataset.name)"))
+
+
+def count_text(browser):
+    return browser.find_element(By.ID, "count").text
+
+
+def type_search(browser, text):
+    box = browser.find_element(By.ID, "q")
+    box.clear()
+    box.send_keys(text)
+
+
+# ---- the tests ---------------------------------------------------------------------------------
+
+def test_loads_without_any_external_request(browser, page):
+    browser.get_log("performance")  # drop what earlier tests logged
+    load(browser, page)
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    requested = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            requested.append(message["params"]["request"]["url"])
+    assert page in requested, "the network log saw nothing: the check would be vacuous"
+    assert [u for u in requested if u not in (page, "about:blank")] == []
+    assert browser.execute_script("return document.documentElement.className") == "js"
+
+
+def test_typing_narrows_the_rows(browser, page, snapshot):
+    load(browser, page)
+    total = len(snapshot["records"])
+    assert visible_rows(browser) == expected(snapshot)
+    assert count_text(browser) == f"{total} configurations"
+    for query in ("svd", "RANDOM", "graph break", "fundamental.py", "<script>", "Python branch", "zzz"):
+        type_search(browser, query)
+        want = expected(snapshot, query)
+        assert visible_rows(browser) == want, query
+        assert count_text(browser) == f"showing {len(want)} of {total}", query
+    assert expected(snapshot, "svd") == ["find_fundamental", "find_fundamental[method=7POINT]"]
+    assert browser.find_element(By.ID, "no-match").is_displayed()  # "zzz" matched nothing
+    type_search(browser, "")
+    assert visible_rows(browser) == expected(snapshot)
+
+
+def test_every_filter_shows_exactly_its_rows(browser, page, snapshot):
+    load(browser, page)
+    select = Select(browser.find_element(By.ID, "f"))
+    values = [option.get_attribute("value") for option in select.options]
+    # Every status that occurs on a path is offered, plus the global filters.
+    for path in snapshot["paths"]:
+        for status in {r["paths"][path]["status"] for r in snapshot["records"]}:
+            assert f"{path}:{token(status)}" in values
+    assert {"all", "failure", "breaks", "all-ok", "onnx:fail", "compile:ok-breaks"} <= set(values)
+    for value in values:
+        select.select_by_value(value)
+        want = expected(snapshot, "", value)
+        assert visible_rows(browser) == want, value
+        label = select.first_selected_option.text
+        assert label.endswith(f"({len(want)})"), (value, label)
+    # Search and filter combine.
+    select.select_by_value("onnx:fail")
+    type_search(browser, "lowering")
+    assert visible_rows(browser) == expected(snapshot, "lowering", "onnx:fail") != []
+
+
+def test_state_goes_to_the_url_and_comes_back(browser, page, snapshot):
+    load(browser, page)
+    type_search(browser, "svd")
+    Select(browser.find_element(By.ID, "f")).select_by_value("onnx:fail")
+    url = browser.current_url
+    assert url.endswith("#q=svd&f=onnx:fail"), url
+    load(browser, url)
+    assert browser.find_element(By.ID, "q").get_attribute("value") == "svd"
+    assert Select(browser.find_element(By.ID, "f")).first_selected_option.get_attribute("value") == "onnx:fail"
+    assert visible_rows(browser) == expected(snapshot, "svd", "onnx:fail")
+    # Spaces and the query-string form restore too; an unknown filter falls back to all.
+    load(browser, page + "#q=graph%20break&f=compile:ok-breaks")
+    assert visible_rows(browser) == expected(snapshot, "graph break", "compile:ok-breaks")
+    load(browser, page + "?q=warp&f=all-ok")
+    assert visible_rows(browser) == expected(snapshot, "warp", "all-ok")
+    load(browser, page + "#f=onnx:nonsense")
+    assert visible_rows(browser) == expected(snapshot)
+
+
+def test_rows_have_permalinks(browser, page, snapshot):
+    load(browser, page)
+    anchors = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-s]')).map(tr => "
+        "[tr.id, tr.dataset.name, !!tr.querySelector('a.perma[href=\"#' + tr.id + '\"]')])")
+    assert len(anchors) == len(snapshot["records"])
+    assert len({a for a, _, _ in anchors}) == len(anchors)
+    assert all(has_link for _, _, has_link in anchors)
+    link = browser.find_element(By.CSS_SELECTOR, "tr[data-name='find_fundamental'] a.perma")
+    assert link.is_displayed() and link.text == "#"
+    anchor = link.get_attribute("href").split("#")[1]
+    load(browser, page + "#" + anchor)
+    assert browser.execute_script("return document.querySelector(':target').dataset.name") == "find_fundamental"
+    # A permalink to a row the current filter hides clears the filter.
+    load(browser, page + "#f=all-ok")
+    assert "find_fundamental" not in visible_rows(browser)
+    browser.execute_script("location.hash = arguments[0]", anchor)
+    time.sleep(0.1)
+    assert "find_fundamental" in visible_rows(browser)
+
+
+def test_snapshot_text_is_escaped(browser, page, snapshot):
+    load(browser, page)
+    time.sleep(0.2)
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text
+    assert browser.execute_script("return document.querySelectorAll('img, iframe, object, embed').length") == 0
+    assert browser.execute_script("return document.scripts.length") == 3
+    assert browser.execute_script("return document.querySelectorAll('.note b, .d b:not([aria-hidden])').length") == 0
+    xss = next(r for r in snapshot["records"] if r["operator"] == "xss_probe")
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-name^='xss_probe']")
+    assert row.get_attribute("data-name") == xss["name"]
+    text = row.text
+    assert "<script>alert(1)</script>" in text
+    assert xss["variant"] in text
+    assert "<b>note</b> & 'quotes'" in text
+
+
+def test_page_reads_without_javascript(browser, page, snapshot):
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        load(browser, page)
+        assert browser.find_element(By.TAG_NAME, "html").get_attribute("class") == "no-js"
+        rows = browser.find_elements(By.CSS_SELECTOR, "tr[data-s]")
+        assert len(rows) == len(snapshot["records"])
+        assert all(row.is_displayed() for row in rows)
+        assert not browser.find_element(By.ID, "q").is_displayed()  # controls need JS: hidden
+        assert browser.find_element(By.ID, "count").text == f"{len(snapshot['records'])} configurations"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "table.summary tbody tr")) == 3
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_screenshots(browser, page):
+    """Saved for people to look at (tests/artifacts/ is not committed)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    load(browser, page)
+    browser.save_screenshot(str(ARTIFACTS / "page.png"))
+    load(browser, page + "#f=failure")
+    browser.execute_script("document.getElementById('p-geometry').scrollIntoView()")
+    browser.save_screenshot(str(ARTIFACTS / "page-filtered.png"))
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        load(browser, page)
+        browser.execute_script("document.getElementById('packages').scrollIntoView()")
+        assert browser.execute_script("return getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
+        browser.save_screenshot(str(ARTIFACTS / "page-dark.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    for name in ("page.png", "page-filtered.png", "page-dark.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
+# ---- speed on a large snapshot -------------------------------------------------------------------
+
+def large_snapshot(count, seed=7):
+    """A synthetic snapshot of `count` records over 8 packages, with every status and long texts."""
+    rng = random.Random(seed)
+    base = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    reasons = list(base["reasons"])
+    statuses = ["ok"] * 12 + ["ok-unverified", "mismatch", "fail", "fail", "fail", "n/a", "crash", "timeout"]
+    records = []
+    for i in range(count):
+        package = f"pkg{i % 8}"
+        section = f"sec{(i // 8) % 5}"
+        operator = f"op_{rng.choice(['warp', 'blur', 'crop', 'rgb', 'solve', 'match'])}_{i // 3}"
+        name = f"{operator}[v{i}]"
+        paths = {}
+        for path in base["paths"]:
+            status = rng.choice(statuses + (["ok-breaks"] * 2 if path == "compile" else []))
+            reason = rng.choice(reasons) if status in FAILURE | {"n/a"} else None
+            paths[path] = {
+                "status": status, "step": "export" if status == "fail" else "", "reason": reason,
+                "detail": f"{status} detail number {i} with some words about {operator}" if reason else "",
+                "error": f"RuntimeError: something went wrong in {operator} at element {i}" if status == "fail" else "",
+                "location": f"kornia/{package}/{section}.py:{i}" if reason else "",
+                "graph_breaks": rng.randint(1, 4) if status == "ok-breaks" else None,
+                "break_reasons": ["graph-break-data-dependent"] if status == "ok-breaks" else [],
+                "op_types": [],
+            }
+        records.append({"name": name, "operator": operator, "variant": f"v{i}", "package": package,
+                        "section": section, "group": f"{package}.{section}", "target": f"kornia.{operator}",
+                        "note": "", "tags": [], "check": True, "api": None, "paths": paths})
+    records.sort(key=lambda r: (r["package"], r["section"], r["operator"], r["name"]))
+    base["records"] = records
+    return base
+
+
+def test_filtering_2000_rows_stays_fast(browser, binary, tmp_path):
+    big = large_snapshot(2000)
+    source = tmp_path / "big.json"
+    source.write_text(json.dumps(big, indent=2, sort_keys=True) + "\n")
+    out = tmp_path / "big.html"
+    subprocess.run([str(binary), "render", str(source), "--html", str(out)], check=True, timeout=60)
+    started = time.perf_counter()
+    load(browser, out.as_uri())
+    load_s = time.perf_counter() - started
+    assert browser.execute_script("return document.querySelectorAll('tr[data-s]').length") == 2000
+    # Each step: set the box, fire `input` (what a keystroke does), force style and layout.
+    times = browser.execute_script("""
+        const box = document.getElementById('q'), select = document.getElementById('f');
+        const steps = ['w', 'wa', 'war', 'warp', 'warp ', 'warp d', 'warp de', 'warp', 'war', 'wa', 'w', '',
+                       'r', 'ru', 'run', 'runtime', 'pkg3', 'pkg3 fail', '', 'kornia', ''];
+        const out = [];
+        for (const text of steps) {
+          const t0 = performance.now();
+          box.value = text;
+          box.dispatchEvent(new Event('input'));
+          document.body.getBoundingClientRect();
+          out.push(performance.now() - t0);
+        }
+        for (const value of ['failure', 'compile:ok-breaks', 'all-ok', 'onnx:fail', 'all']) {
+          const t0 = performance.now();
+          select.value = value;
+          select.dispatchEvent(new Event('change'));
+          document.body.getBoundingClientRect();
+          out.push(performance.now() - t0);
+        }
+        return out;""")
+    # Real keystrokes too: the page's own measure of its filtering.
+    type_search(browser, "blur")
+    script_ms = browser.execute_script("return window.opsweepFilterMs")
+    assert visible_rows(browser) == expected(big, "blur")
+    report = {"rows": 2000, "load_s": round(load_s, 3), "max_ms": round(max(times), 1),
+              "median_ms": round(sorted(times)[len(times) // 2], 1), "script_only_ms": round(script_ms, 1)}
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "filter-2000.json").write_text(json.dumps(report, indent=2) + "\n")
+    print("filter on 2,000 rows:", report)
+    assert max(times) < 200, report  # generous: typical is a few tens of milliseconds
