@@ -6,7 +6,8 @@ share is reproducible:
 
 * the library's packages down to `--depth` levels (`kornia.geometry` is depth 1,
   `kornia.geometry.camera` depth 2), skipping any private (`_`-prefixed) package;
-* in each package, the names of its `__all__`, or when it has none, its public namespace;
+* in each package, the names of its `__all__`, or when it has none, its public namespace; never a
+  `_`-prefixed name, even one that a package lists in `__all__`;
 * callables defined inside the library (functions and classes), de-duplicated by identity: a
   function re-exported in three packages is one callable, named by its shortest public path;
 * not exceptions, enums, abstract classes, or classes whose name ends in "Base" / "Base2D" /
@@ -70,6 +71,8 @@ def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]
             if names is None:
                 names = [n for n in vars(pkg) if not n.startswith("_")]
             for n in names:
+                if n.startswith("_"):  # private even when a package lists it in __all__
+                    continue
                 obj = getattr(pkg, n, None)
                 if not _is_public_callable(obj, library):
                     continue

@@ -2,8 +2,9 @@
 
 Contract:
 - A registry is a Python file that defines ``CASES``, a list of ``opsweep.case(...)`` results.
-  ``load_registries(files)`` imports each file (its folder is appended to ``sys.path`` so it can
-  import helpers beside it) and returns every case with its registry and fingerprint, in file
+  ``load_registries(files)`` imports each file (inside a package under its dotted name, so
+  relative imports work; a loose file with its folder appended to ``sys.path``, so it can import
+  helpers beside it) and returns every case with its registry and fingerprint, in file
   order then list order. The same file given twice is loaded once.
 - Any problem raises ``RegistryError`` with one line that names the file and the problem: file
   missing; import failure (exception type, message, and the registry line that raised); ``CASES``
@@ -11,11 +12,15 @@ Contract:
   places, ``file:line``, across files too).
 - ``fingerprint(case)`` is a hex blake2b digest over tagged fields: name, group, the target's
   qualified name (functions and classes: defining module + qualname; ``nn.Module`` instances:
-  class qualname, a digest of the state_dict values and the repr; other objects: class qualname
-  and their attributes), method, each input's shape / dtype / strides / a digest of its bytes,
+  class qualname, a digest of the state_dict values, the repr and the plain attributes of it and
+  its children; other objects: class qualname and their attributes), method, each input's shape / dtype / strides / a digest of its bytes,
   kwargs (a canonical encoding: sorted keys, tensors by value, callables by qualified name, reprs
   with memory addresses removed), check, atol, rtol and skip. It never uses ``hash()`` or ``id()``
-  so it is identical across processes. ``note`` and ``tags`` do not change results and are left out.
+  so it is identical across processes, and names defined in a registry use the registry's file stem
+  (not its import name, which depends on where the checkout lies). ``note`` and ``tags`` do not
+  change results and are left out.
+- Registry wrappers may name the API they survey in ``__opsweep_target__``; the inventory's
+  ``target`` and the library guess use it.
 """
 
 from __future__ import annotations
@@ -74,10 +79,51 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _package_location(path: str) -> tuple[str, str] | None:
+    """(dotted module name, folder above the top package) for a file inside a package, else None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parts: list[str] = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if not parts or not all(p.isidentifier() for p in [*parts, stem]):
+        return None
+    return ".".join([*reversed(parts), stem]), folder
+
+
 def _module_name(path: str) -> str:
+    """The name a registry file is imported under.
+
+    Inside a package (e.g. ``opsweep/registries/kornia/cases_color.py``) it is the file's dotted
+    name, so relative imports work; a loose file gets ``opsweep_registry_<stem>_<path digest>``.
+    """
+    located = _package_location(path)
+    if located is not None:
+        return located[0]
     stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     digest = hashlib.blake2b(os.path.realpath(path).encode(), digest_size=4).hexdigest()
     return f"opsweep_registry_{stem}_{digest}"
+
+
+def _prepare_import(path: str) -> None:
+    """Make the registry's helpers importable: its package (for relative imports) or its folder."""
+    located = _package_location(path)
+    if located is None:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in sys.path:
+            sys.path.append(folder)
+        return
+    dotted, root = located
+    parent = dotted.rsplit(".", 1)[0]
+    try:
+        importlib.import_module(parent)
+        return
+    except ImportError:
+        pass
+    if root not in sys.path:
+        sys.path.append(root)
+    importlib.import_module(parent)
 
 
 def _import_failure(path: str, exc: BaseException) -> str:
@@ -98,16 +144,14 @@ def load_registry_file(path: str) -> list[Case]:
     base = os.path.basename(path)
     if not os.path.isfile(path):
         raise RegistryError(f"{path}: registry file not found")
-    folder = os.path.dirname(os.path.abspath(path))
-    if folder not in sys.path:
-        sys.path.append(folder)
     name = _module_name(path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise RegistryError(f"{base}: cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     try:
+        _prepare_import(path)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise RegistryError(f"{base}: cannot be imported as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
         spec.loader.exec_module(module)
     except RegistryError as e:  # case() refused a case: its message already names the line
         sys.modules.pop(name, None)
@@ -163,6 +207,25 @@ def load_registries(paths: Sequence[str]) -> list[LoadedCase]:
 # Names
 
 
+_REGISTRY_MODULE = re.compile(r"^opsweep_registry_(\w+?)_[0-9a-f]{8}$")
+
+
+def stable_module_name(module: str) -> str:
+    """A registry's import name carries a digest of its path; names that reach fingerprints must
+    not (a checkout elsewhere would invalidate every stored result), so it becomes the file stem."""
+    m = _REGISTRY_MODULE.match(module)
+    return m.group(1) if m else module
+
+
+def surveyed_target(target: Any) -> Any:
+    """What a case surveys: a registry wrapper names it in ``__opsweep_target__``; else the target."""
+    try:
+        named = getattr(target, "__opsweep_target__", None)
+    except Exception:  # noqa: BLE001
+        named = None
+    return target if named is None else named
+
+
 def qualified_name(obj: Any) -> str:
     """``module.qualname`` of a function or class; of an instance, its class."""
     if not isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)) and not hasattr(
@@ -174,7 +237,7 @@ def qualified_name(obj: Any) -> str:
     if module is None:
         self_obj = getattr(obj, "__self__", None)  # builtins such as torch.nonzero
         module = getattr(self_obj, "__name__", None) if isinstance(self_obj, types.ModuleType) else None
-    return f"{module}.{qual}" if module else str(qual)
+    return f"{stable_module_name(module)}.{qual}" if module else str(qual)
 
 
 def public_name(target: Any) -> str:
@@ -183,9 +246,9 @@ def public_name(target: Any) -> str:
     ``kornia.color.gray.rgb_to_grayscale`` -> ``kornia.color.rgb_to_grayscale``. Only modules that
     are already imported are searched; falls back to ``qualified_name``.
     """
-    obj = target
+    obj = surveyed_target(target)
     if not (callable(obj) and hasattr(obj, "__qualname__")):
-        obj = type(target)
+        obj = type(obj)
     full = qualified_name(obj)
     module = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None)
@@ -207,15 +270,15 @@ def public_name(target: Any) -> str:
 
 
 def top_level_module(target: Any) -> str | None:
-    obj = target
+    obj = surveyed_target(target)
     if not (callable(obj) and hasattr(obj, "__qualname__")):
-        obj = type(target)
+        obj = type(obj)
     name = qualified_name(obj)
     return name.split(".", 1)[0] if "." in name else None
 
 
 def guess_library(cases: Sequence[Case]) -> str | None:
-    """The most common top-level module of the targets (ties: alphabetical)."""
+    """The most common top-level module of the surveyed targets (ties: alphabetical)."""
     counts = collections.Counter(m for m in (top_level_module(c.target) for c in cases) if m)
     if not counts:
         return None
@@ -252,6 +315,23 @@ def _module_state_digest(m: torch.nn.Module) -> str:
     return h.hexdigest()
 
 
+_MODULE_INTERNALS = frozenset(vars(torch.nn.Module()).keys())
+
+
+def _module_config(m: torch.nn.Module, depth: int) -> dict[str, Any]:
+    """A module's plain attributes (not parameters or buffers: the state digest has those), and
+    its children's, recursively. A wrapper keeps its configuration there (the function it calls,
+    baked arguments), which neither the state_dict nor a default repr shows."""
+    attrs = {k: encode(v, depth + 1) for k, v in sorted(vars(m).items()) if k not in _MODULE_INTERNALS}
+    if depth + 1 >= _MAX_DEPTH:
+        return {"attrs": attrs}
+    children = {
+        name: {"class": qualified_name(type(child)), **_module_config(child, depth + 1)}
+        for name, child in m.named_children()
+    }
+    return {"attrs": attrs, "children": children}
+
+
 def _stable_repr(value: Any) -> str:
     try:
         text = repr(value)
@@ -285,6 +365,7 @@ def encode(value: Any, depth: int = 0) -> Any:
             "state": _module_state_digest(value),
             "repr": _stable_repr(value),
             "training": value.training,
+            "config": _module_config(value, depth),
         }
     if depth >= _MAX_DEPTH:
         return {"repr": _stable_repr(value)}

@@ -1,17 +1,103 @@
-// `opsweep coverage`: placeholder until its issue lands.
+// `opsweep coverage`: which public callables of the surveyed library have no case. The harness
+// (python -m opsweep.coverage) enumerates the library and matches case targets, since that needs
+// the library imported; this verb reports, and gates with --min.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/capture.h"
+#include "cli/run_setup.h"
 #include "cli/verbs.h"
 
 namespace opsweep::cli {
 
+namespace {
+
+struct CoverageOptions {
+  std::vector<std::string> cases;
+  std::string library = "kornia";
+  std::string python;
+  int depth = 2;
+  double min_percent = 0;
+  bool json = false;
+  bool list_covered = false;
+};
+
+int RunCoverage(const CoverageOptions& o) {
+  std::string python = ResolvePython(o.python);
+  std::vector<std::string> registries = o.cases;
+  std::string err;
+  if (registries.empty() && !BundledRegistries(python, &registries, &err)) {
+    fmt::print(stderr, "opsweep coverage: {}\n", err);
+    return 2;
+  }
+  std::vector<std::string> argv = {python, "-m", "opsweep.coverage", "--library", o.library, "--depth",
+                                   std::to_string(o.depth)};
+  for (const auto& r : registries) {
+    argv.push_back("--registry");
+    argv.push_back(r);
+  }
+  std::string out;
+  int code = 0;
+  if (!RunAndCapture(argv, &out, &code, &err)) {
+    fmt::print(stderr, "opsweep coverage: {}\n", err);
+    return 2;
+  }
+  nlohmann::json report = nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (report.is_discarded() || !report.is_object()) {
+    fmt::print(stderr, "opsweep coverage: the harness gave no report (exit {}); is opsweep installed for '{}'?\n", code,
+               python);
+    return 2;
+  }
+  if (report.contains("error")) {
+    fmt::print(stderr, "opsweep coverage: {}\n", report["error"].get<std::string>());
+    return 2;
+  }
+  if (o.json) {
+    fmt::print("{}\n", report.dump(2));
+  } else {
+    const int total = report.value("total", 0);
+    const int covered = report.value("covered", 0);
+    const auto& skipped = report["skipped"];
+    const auto& listed = report["not_surveyed"];
+    const auto& missing = report["missing"];
+    fmt::print("{}: {} of {} public callables have a probing case ({:.1f}%), from {} cases\n",
+               report.value("library", o.library), covered, total, 100.0 * report.value("share", 0.0),
+               report.value("cases", 0));
+    fmt::print("  {} skipped with a reason, {} listed as not surveyed, {} without a case\n", skipped.size(),
+               listed.size(), missing.size());
+    if (!skipped.empty()) fmt::print("\nSkipped (case with a skip reason):\n");
+    for (const auto& s : skipped) fmt::print("  {:<60} {}\n", s.value("name", ""), s.value("reason", ""));
+    if (!listed.empty()) fmt::print("\nNot surveyed (NOT_SURVEYED in a registry):\n");
+    for (const auto& s : listed) fmt::print("  {:<60} {}\n", s.value("name", ""), s.value("reason", ""));
+    if (!missing.empty()) fmt::print("\nNo case yet:\n");
+    for (const auto& m : missing) fmt::print("  {:<60} {}\n", m.value("name", ""), m.value("kind", ""));
+  }
+  const double percent = 100.0 * report.value("share", 0.0);
+  if (percent + 1e-9 < o.min_percent) {
+    fmt::print(stderr, "opsweep coverage: {:.1f}% covered, below --min {:.1f}%\n", percent, o.min_percent);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 void RegisterCoverage(CLI::App& app, int* status) {
-  auto* cmd = app.add_subcommand("coverage", "(not implemented yet)");
-  cmd->callback([status] {
-    fmt::print(stderr, "opsweep coverage: not implemented yet\n");
-    *status = 2;
-  });
+  auto opts = std::make_shared<CoverageOptions>();
+  auto* cmd = app.add_subcommand("coverage", "List the library's public callables that have no case");
+  cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
+  cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default kornia)");
+  cmd->add_option("--python", opts->python, "Python to ask (default as for `opsweep run`)");
+  cmd->add_option("--depth", opts->depth, "Package depth counted as public (default 2: kornia.geometry.camera)")
+      ->check(CLI::Range(1, 8));
+  cmd->add_option("--min", opts->min_percent, "Exit 1 when fewer than this percent are covered")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_flag("--json", opts->json, "Print the report as JSON");
+  cmd->callback([opts, status] { *status = RunCoverage(*opts); });
 }
 
 }  // namespace opsweep::cli

@@ -209,6 +209,10 @@ void Supervisor::HandleLine(int slot, const std::string& line) {
                                     msg.id, msg.case_name, msg.path, s.job_id, job.case_name, job.path));
     return;
   }
+  if (msg.type == WorkerMessage::Type::error) {
+    ProtocolError(slot, "the worker reported an error during the job: " + msg.message);
+    return;
+  }
   ProtocolError(slot, fmt::format("an unexpected '{}' message during a job", TypeName(msg.type)));
 }
 

@@ -23,10 +23,10 @@ def binary():
     return path
 
 
-def write_registry(directory, cases, **extra):
+def write_registry(directory, cases, filename="reg.json", **extra):
     """Writes a fake registry (see fake_worker.py) and returns its path."""
     data = {"cases": cases, **extra}
-    path = os.path.join(str(directory), extra.pop("filename", "reg.json") if "filename" in extra else "reg.json")
+    path = os.path.join(str(directory), filename)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f)
     return path

@@ -45,7 +45,7 @@ class's own code runs (the gate, input standardisation, parameter replay and ble
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Dict, List, NamedTuple, Sequence
+from typing import Any, Callable, Dict, List, Sequence
 
 import torch
 from torch import nn

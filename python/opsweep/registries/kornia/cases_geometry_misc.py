@@ -62,6 +62,11 @@ def _out(x):
     return x
 
 
+# wrapper classes report this module name wherever the registry file is loaded from, so case fingerprints
+# do not depend on the checkout location
+_MOD = "opsweep.registries.kornia.cases_geometry_misc"
+
+
 def _code_id(fn) -> str:
     """A process-independent id of a wrapper's call (its bytecode and names), so editing it changes the case fingerprint."""
     import hashlib
@@ -73,6 +78,8 @@ def _code_id(fn) -> str:
 
 class _W(nn.Module):
     """Calls a public kornia callable in a particular way; `__opsweep_target__` names the API surveyed."""
+
+    __module__ = _MOD
 
     def __init__(self, target, fn):
         super().__init__()
@@ -93,7 +100,7 @@ def _method(cls, meth, fn):
     def call(self, *xs, **kw):
         return _out(fn(*xs, **kw))
 
-    W = type(f"{cls.__name__}_{meth.strip('_')}", (nn.Module,), {meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
+    W = type(f"{cls.__name__}_{meth.strip('_')}", (nn.Module,), {"__module__": _MOD, meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
     w = W()
     w.__opsweep_target__ = cls
     return w

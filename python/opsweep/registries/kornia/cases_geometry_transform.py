@@ -27,6 +27,11 @@ NOT_SURVEYED = {
 }
 
 
+# wrapper classes report this module name wherever the registry file is loaded from, so case fingerprints
+# do not depend on the checkout location
+_MOD = "opsweep.registries.kornia.cases_geometry_transform"
+
+
 def _code_id(fn) -> str:
     """A process-independent id of a wrapper's call (its bytecode and names), so editing it changes the case fingerprint."""
     import hashlib
@@ -39,6 +44,8 @@ def _code_id(fn) -> str:
 class _W(nn.Module):
     """Calls a public kornia callable in a particular way; `__opsweep_target__` names the API surveyed."""
 
+    __module__ = _MOD
+
     def __init__(self, target, fn):
         super().__init__()
         self.__opsweep_target__ = target
@@ -49,6 +56,18 @@ class _W(nn.Module):
 
     def forward(self, *xs, **kw):
         return self._fn(*xs, **kw)
+
+
+def _method(cls, meth, fn):
+    """A module whose attribute `meth` (and forward) calls `fn`: one public method of `cls`, probed with `method=`."""
+
+    def call(self, *xs, **kw):
+        return fn(*xs, **kw)
+
+    W = type(f"{cls.__name__}_{meth}", (nn.Module,), {"__module__": _MOD, meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
+    w = W()
+    w.__opsweep_target__ = cls
+    return w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,8 +249,8 @@ def _precomputed_warper(patch, h):
     return w(patch)
 
 
-add(case("HomographyWarper.precompute_warp_grid", GT, _W(T.HomographyWarper, _precomputed_warper), (img(), _norm_homography()),
-         note="precompute_warp_grid(H) then forward(patch) with the stored grid"))
+add(case("HomographyWarper.precompute_warp_grid", GT, _method(T.HomographyWarper, "precompute_warp_grid", _precomputed_warper), (img(), _norm_homography()),
+         method="precompute_warp_grid", note="precompute_warp_grid(H) then forward(patch) with the stored grid"))
 
 for nm, kw, ins in [
     ("remap", {}, (img(), *_remap_maps())),
@@ -516,41 +535,49 @@ def _warp_dst(dst, model="homography"):
 
 
 _reg_note = "ImageRegistrator(model, pyramid_levels=1, num_iterations=2): an Adam optimisation loop"
-add(case("ImageRegistrator.register", GT, _W(T.ImageRegistrator, _register), (_reg_src, _reg_dst), note=_reg_note + " (gradients inside)"))
-add(case("ImageRegistrator.register[similarity]", GT, _W(T.ImageRegistrator, lambda s, d: _register(s, d, "similarity")), (_reg_src.clone(), _reg_dst.clone()),
+add(case("ImageRegistrator.register", GT, _method(T.ImageRegistrator, "register", _register), (_reg_src, _reg_dst), method="register",
          note=_reg_note + " (gradients inside)"))
-add(case("ImageRegistrator.warp_src_into_dst", GT, _W(T.ImageRegistrator, _warp_src), (_reg_src.clone(),), note="warp with the model's identity initialisation"))
-add(case("ImageRegistrator.warp_dst_into_src", GT, _W(T.ImageRegistrator, _warp_dst), (_reg_dst.clone(),), note="warp with the model's identity initialisation"))
+add(case("ImageRegistrator.register[similarity]", GT, _method(T.ImageRegistrator, "register", lambda s, d: _register(s, d, "similarity")),
+         (_reg_src.clone(), _reg_dst.clone()), method="register", note=_reg_note + " (gradients inside)"))
+add(case("ImageRegistrator.warp_src_into_dst", GT, _method(T.ImageRegistrator, "warp_src_into_dst", _warp_src), (_reg_src.clone(),),
+         method="warp_src_into_dst", note="warp with the model's identity initialisation"))
+add(case("ImageRegistrator.warp_dst_into_src", GT, _method(T.ImageRegistrator, "warp_dst_into_src", _warp_dst), (_reg_dst.clone(),),
+         method="warp_dst_into_src", note="warp with the model's identity initialisation"))
 
 
 def _single_level_loss(src, dst, h):
     return _registrator().get_single_level_loss(src, dst, h)
 
 
-add(case("ImageRegistrator.get_single_level_loss", GT, _W(T.ImageRegistrator, _single_level_loss), (_reg_src.clone(), _reg_dst.clone(), _norm_homography())))
+add(case("ImageRegistrator.get_single_level_loss", GT, _method(T.ImageRegistrator, "get_single_level_loss", _single_level_loss),
+         (_reg_src.clone(), _reg_dst.clone(), _norm_homography()), method="get_single_level_loss"))
 
 
 class _Model(nn.Module):
     """A registration model with its parameter perturbed, so forward does real work."""
 
-    def __init__(self, cls, method, **kw):
+    __module__ = _MOD
+
+    def __init__(self, cls, **kw):
         super().__init__()
         self.__opsweep_target__ = cls
         self.m = cls(**kw)
         with torch.no_grad():
             for i, p in enumerate(self.m.parameters()):
                 p.add_(rand(*p.shape, seed=80 + i, low=-0.05, high=0.05))
-        self.method = method
 
     def forward(self):
-        return getattr(self.m, self.method)()
+        return self.m()
+
+    def forward_inverse(self):
+        return self.m.forward_inverse()
 
 
-add(case("Homography.forward", GT, _Model(T.Homography, "forward"), (), note="the model's 3x3 parameter, normalised; no tensor inputs"))
-add(case("Homography.forward_inverse", GT, _Model(T.Homography, "forward_inverse"), (), note="inverse of the model's parameter; no tensor inputs"))
-add(case("Similarity.forward", GT, _Model(T.Similarity, "forward"), (), note="no tensor inputs"))
-add(case("Similarity.forward[rotation=False]", GT, _Model(T.Similarity, "forward", rotation=False, scale=True, shift=True), (), note="no tensor inputs"))
-add(case("Similarity.forward_inverse", GT, _Model(T.Similarity, "forward_inverse"), (), note="no tensor inputs"))
+add(case("Homography.forward", GT, _Model(T.Homography), (), method="forward", note="the model's 3x3 parameter, normalised; no tensor inputs"))
+add(case("Homography.forward_inverse", GT, _Model(T.Homography), (), method="forward_inverse", note="inverse of the model's parameter; no tensor inputs"))
+add(case("Similarity.forward", GT, _Model(T.Similarity), (), method="forward", note="no tensor inputs"))
+add(case("Similarity.forward[rotation=False]", GT, _Model(T.Similarity, rotation=False, scale=True, shift=True), (), method="forward", note="no tensor inputs"))
+add(case("Similarity.forward_inverse", GT, _Model(T.Similarity), (), method="forward_inverse", note="no tensor inputs"))
 
 # ---------------------------------------------------------------------------------------------
 # kornia.geometry.grid

@@ -142,9 +142,7 @@ def _rot(seed, n):
 
 
 R1 = _rot(92, 4)
-R2 = (R1 @ _rot(93, 4) * 1.0).contiguous()  # R1 perturbed by another rotation
-R2 = torch.linalg.qr(R2).Q * torch.sign(torch.linalg.det(torch.linalg.qr(R2).Q)).view(4, 1, 1)
-R2 = R2.contiguous()
+R2 = (R1 @ _rot(93, 4)).contiguous()  # R1 composed with another rotation: still proper
 T1 = randn(4, 3, 1, seed=94)
 T2 = (T1 + randn(4, 3, 1, seed=95, scale=0.1)).contiguous()
 P1 = torch.cat([R1, T1], dim=-1).contiguous()  # (4, 3, 4)
@@ -425,7 +423,7 @@ CASES = [
     case("pose_errors[fold_translation=False]", GMT, KMET.pose_errors, [P1, P2], kwargs={"fold_translation": False}),
     case("translation_ate", GMT, KMET.translation_ate, [T1.squeeze(-1).contiguous(), T2.squeeze(-1).contiguous()]),
     case("auc_from_errors", GMT, KMET.auc_from_errors, [rand(50, seed=117, high=15.0)],
-         note="returns a dict of Python floats (threshold -> AUC): no tensor output"),
+         tags=("no-tensor-output",), note="returns a dict of Python floats (threshold -> AUC): no tensor output"),
     case("kitti_d1_error", GMT, KMET.kitti_d1_error, [DISP_P, DISP_T]),
     case("kitti_d1_error[valid_mask]", GMT, _Call(KMET.kitti_d1_error, ["input", "target", "valid_mask"]),
          [DISP_P, DISP_T, DISP_MASK]),
@@ -438,7 +436,7 @@ CASES = [
     case("root_mean_squared_disparity_error[valid_mask]", GMT, KMET.root_mean_squared_disparity_error,
          [DISP_P, DISP_T, DISP_MASK]),
     case("AverageMeter", GMT, _AverageMeter(), [torch.tensor(0.5), torch.tensor(0.8)],
-         note="two update() calls, then .avg"),
+         tags=("no-tensor-output",), note="two update() calls, then .avg (a Python float: no tensor output)"),
     # ================================ image =================================================
     case("Image[to_gray]", GI, _ImageMethod("to_gray"), [IMG[0]]),
     case("Image[to_gray,channels_last]", GI, _ImageMethod("to_gray", channels_last=True), [IMG[0].permute(1, 2, 0).contiguous()]),
@@ -478,7 +476,7 @@ CASES = [
          lambda a, b: KI.image_list_to_tensor([a.detach().cpu().numpy(), b.detach().cpu().numpy()])),
          [IMG[0].permute(1, 2, 0).contiguous(), img(121)[0].permute(1, 2, 0).contiguous()],
          note="the API takes numpy arrays: converted from the input tensors in forward; not a tensor graph"),
-    case("tensor_to_image", GI, KI.tensor_to_image, [IMG], note="returns a numpy array: no tensor output"),
+    case("tensor_to_image", GI, KI.tensor_to_image, [IMG], tags=("no-tensor-output",), note="returns a numpy array: no tensor output"),
     _skip_case("image_to_string", GI, KI.image_to_string, "renders an image as terminal text (a str); no tensor output"),
     _skip_case("print_image", GI, KI.print_image, "prints an image to the terminal; returns None"),
     # ================================ core ==================================================
@@ -521,7 +519,7 @@ CASES = [
     case("utils.batched_forward", GU, _Fn(KU.batched_forward,
          lambda x: KU.batched_forward(kornia.filters.Sobel(), x, x.device, batch_size=2)), [rand(5, 1, 16, 20, seed=125)],
          note="Sobel over 5 images in chunks of 2"),
-    case("utils.is_mps_tensor_safe", GU, KU.is_mps_tensor_safe, [IMG], note="returns a bool: no tensor output"),
+    case("utils.is_mps_tensor_safe", GU, KU.is_mps_tensor_safe, [IMG], tags=("no-tensor-output",), note="returns a bool: no tensor output"),
     case("utils.image_to_tensor", GU, _to_numpy_then(KU.image_to_tensor), [IMG[0].permute(1, 2, 0).contiguous()],
          note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
     case("utils.ImageToTensor", GU, _to_numpy_then(KU.ImageToTensor()), [IMG[0].permute(1, 2, 0).contiguous()],
@@ -530,7 +528,7 @@ CASES = [
          lambda a, b: KU.image_list_to_tensor([a.detach().cpu().numpy(), b.detach().cpu().numpy()])),
          [IMG[0].permute(1, 2, 0).contiguous(), img(121)[0].permute(1, 2, 0).contiguous()],
          note="the API takes numpy arrays: converted from the input tensors in forward; not a tensor graph"),
-    case("utils.tensor_to_image", GU, KU.tensor_to_image, [IMG], note="returns a numpy array: no tensor output"),
+    case("utils.tensor_to_image", GU, KU.tensor_to_image, [IMG], tags=("no-tensor-output",), note="returns a numpy array: no tensor output"),
     _skip_case("utils.image_to_string", GU, KU.image_to_string, "renders an image as terminal text (a str); no tensor output"),
     _skip_case("utils.print_image", GU, KU.print_image, "prints an image to the terminal; returns None"),
     _skip_case("utils.load_pointcloud_ply", GU, KU.load_pointcloud_ply, "reads a .ply file from disk"),

@@ -1,0 +1,184 @@
+"""`opsweep run` end to end with fake workers (no torch): statuses, records, reruns, filters, shards,
+option errors. The binary comes from $OPSWEEP_BINARY (default build/tests/opsweep)."""
+
+import json
+import os
+import stat
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_workers"))
+import run_helpers as h  # noqa: E402
+
+MIXED = [
+    {"name": "ok_a", "group": "color"},
+    {"name": "fail_b", "group": "geometry.epipolar"},
+    {"name": "segv_c", "group": "geometry.transform"},
+    {"name": "exit7_d", "group": "filters"},
+    {"name": "hang_e", "group": "filters"},
+    {"name": "badjson_f", "group": "misc"},
+    {"name": "poisoned_g", "group": "misc"},
+    {"name": "flood_h", "group": "misc"},
+    {"name": "wrongid_i", "group": "misc"},
+    {"name": "badstatus_j", "group": "misc"},
+    {"name": "na_k", "group": "misc"},
+]
+
+
+def test_every_behaviour_becomes_a_record(tmp_path):
+    reg = h.write_registry(tmp_path, MIXED)
+    p = h.run(["--cases", reg, "--paths", "onnx", "--timeout", "1.5", "-j", "2"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    res = h.results(tmp_path / ".opsweep" / "results.db")
+    assert len(res) == len(MIXED)
+    detail = {k[0]: (v["status"], v["record"]["detail"], v["record"]["step"]) for k, v in res.items()}
+    assert detail["ok_a"][0] == "ok"
+    assert detail["fail_b"][:2] == ("fail", "fake fail")
+    assert detail["na_k"][0] == "n/a"
+    assert detail["segv_c"] == ("crash", "worker exited with signal 11 (SIGSEGV) during the job", "worker")
+    assert detail["exit7_d"] == ("crash", "worker exited with code 7 during the job", "worker")
+    assert detail["hang_e"] == ("timeout", "no result after 1.5 s; the worker's process group was killed", "worker")
+    assert detail["badjson_f"] == ("crash", "protocol error: a line that is not JSON", "worker")
+    assert detail["poisoned_g"] == ("crash", "poisoned the worker twice: default dtype changed to float64", "worker")
+    assert detail["flood_h"][0] == "ok"  # 8 MB on stdout went to the log, not the protocol
+    assert detail["wrongid_i"][0] == "crash" and detail["wrongid_i"][1].startswith("protocol error: a 'result' for job")
+    assert detail["badstatus_j"] == ("crash", "protocol error: record with status 'crash', which a worker may not report",
+                                     "worker")
+    for (case, path), row in res.items():
+        assert row["status"] == row["record"]["status"]
+        assert row["attempts"] == (1 if row["status"] in ("crash", "timeout") else 0)
+        assert len(row["job_key"]) == 32
+        fields = json.loads(row["key_fields_json"])
+        assert list(fields) == ["case", "path", "harness", "python", "torch", "onnx", "onnxscript", "onnxruntime",
+                                "numpy", "opset", "device", "library"]
+        assert fields["case"] == "fp-" + case and fields["path"] == "onnx" and fields["opset"] == "18"
+    assert res[("hang_e", "onnx")]["duration_s"] >= 1.5
+    logs = tmp_path / ".opsweep" / "logs"
+    assert sum(f.stat().st_size for f in logs.iterdir()) > 8_000_000
+    assert "OMP=1" in (logs / "worker-0.log").read_text(errors="replace")
+    run = h.runs(tmp_path / ".opsweep" / "results.db")
+    assert len(run) == 1 and run[0]["finished"] and run[0]["shard"] == "1/1"
+    assert json.loads(run[0]["paths_json"]) == ["onnx"]
+    assert json.loads(run[0]["env_json"])["torch"] == "2.13.0+cpu"
+    summary = p.stderr.strip().splitlines()[-1]
+    assert summary.startswith("opsweep run: 11 of 11 jobs ran (ok 2, fail 1, n/a 1, crash 6, timeout 1)"), summary
+    assert not h.wait_until_gone(reg)
+
+
+def test_rerun_reuses_current_results_and_retries_crashes_once(tmp_path):
+    journal = tmp_path / "journal"
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}, {"name": "segv_b"}, {"name": "fail_c"}], journal=str(journal))
+    db = tmp_path / "out" / "r.db"
+    args = ["--cases", reg, "--db", str(db), "-j", "2"]
+    assert h.run(args, tmp_path).returncode == 0
+    assert len(journal.read_text().splitlines()) == 9
+    journal.write_text("")
+    p = h.run(args, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "9 jobs planned (from 3 cases x 3 paths): 3 to run, 6 current" in p.stderr
+    assert sorted(journal.read_text().splitlines()) == ["segv_b|compile", "segv_b|export", "segv_b|onnx"]
+    assert {r["attempts"] for k, r in h.results(db).items() if k[0] == "segv_b"} == {2}
+    journal.write_text("")
+    p = h.run(args, tmp_path)
+    assert p.returncode == 0 and journal.read_text() == ""
+    assert "0 to run, 9 current" in p.stderr
+    # --retry-failed re-runs the crashes once more.
+    p = h.run(args + ["--retry-failed"], tmp_path)
+    assert p.returncode == 0 and len(journal.read_text().splitlines()) == 3
+    # A changed case fingerprint or environment makes the result stale.
+    reg = h.write_registry(tmp_path, [{"name": "ok_a", "fingerprint": "new"}, {"name": "segv_b"}, {"name": "fail_c"}],
+                           journal=str(journal), env={"torch": "2.13.0+cpu"})
+    journal.write_text("")
+    assert h.run(args, tmp_path).returncode == 0
+    assert sorted(journal.read_text().splitlines()) == ["ok_a|compile", "ok_a|export", "ok_a|onnx"]
+    assert len(h.runs(db)) == 5
+
+
+def test_filters_and_shards(tmp_path):
+    cases = [{"name": f"ok_{i}", "group": g} for i, g in enumerate(["color", "geometry", "geometry.epipolar",
+                                                                    "geometryx", "filters"] * 8)]
+    reg = h.write_registry(tmp_path, cases)
+    p = h.run(["--cases", reg, "--groups", "geometry", "--paths", "onnx,compile", "--db", "g.db"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    res = h.results(tmp_path / "g.db")
+    assert len(res) == 32 and {k[1] for k in res} == {"onnx", "compile"}
+    p = h.run(["--cases", reg, "--only", "ok_1", "--paths", "export", "--db", "o.db"], tmp_path)
+    assert p.returncode == 0
+    assert sorted(k[0] for k in h.results(tmp_path / "o.db")) == ["ok_1"] + [f"ok_{i}" for i in range(10, 20)]
+    shard_jobs = []
+    for i in (1, 2, 3):
+        p = h.run(["--cases", reg, "--shard", f"{i}/3", "--db", f"s{i}.db", "-j", "1"], tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert json.loads(json.dumps(h.runs(tmp_path / f"s{i}.db")[0]["shard"])) == f"{i}/3"
+        shard_jobs.append(set(h.results(tmp_path / f"s{i}.db")))
+    assert all(len(s) > 10 for s in shard_jobs)
+    assert not (shard_jobs[0] & shard_jobs[1]) and not (shard_jobs[1] & shard_jobs[2]) and not (shard_jobs[0] & shard_jobs[2])
+    assert len(shard_jobs[0] | shard_jobs[1] | shard_jobs[2]) == 120
+    # Deterministic: the same shard again gets the same jobs.
+    p = h.run(["--cases", reg, "--shard", "2/3", "--db", "again.db"], tmp_path)
+    assert set(h.results(tmp_path / "again.db")) == shard_jobs[1]
+
+
+def one_line_error(p, code, text):
+    assert p.returncode == code, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert text in lines[0], lines[0]
+    assert lines[0].startswith("opsweep run: error: ")
+
+
+def test_bad_options_are_one_line_errors(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "ok_a", "group": "color"}])
+    for args, text in [
+        (["--shard", "3/2"], "--shard '3/2'"),
+        (["--shard", "0/2"], "--shard '0/2'"),
+        (["--shard", "x"], "--shard 'x'"),
+        (["-j", "0"], "-j '0'"),
+        (["--timeout", "abc"], "--timeout 'abc'"),
+        (["--memory-limit", "-5"], "--memory-limit '-5'"),
+        (["--paths", "onnx,tflite"], "unknown path 'tflite'"),
+        (["--groups", "geometry"], "unknown group 'geometry'"),
+        (["--only", "zzz"], "--only 'zzz' matches no case"),
+    ]:
+        one_line_error(h.run(["--cases", reg, *args], tmp_path), 2, text)
+    one_line_error(h.run(["--cases", str(tmp_path / "missing.json")], tmp_path), 2, "missing.json: no such file")
+
+
+def test_registry_error_is_forwarded(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "a"}, {"name": "a"}])
+    one_line_error(h.run(["--cases", reg], tmp_path), 1, "duplicate case name 'a'")
+    reg = h.write_registry(tmp_path, [], startup={"error": "cases_x.py: cannot import kornia.nope"})
+    one_line_error(h.run(["--cases", reg], tmp_path), 1, "cases_x.py: cannot import kornia.nope")
+
+
+def test_worker_startup_failures(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"sleep": 1.0})
+    p = h.run(["--cases", reg, "--db", "slow.db"], tmp_path)
+    assert p.returncode == 0, p.stderr  # a slow start is fine
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"sleep": 30})
+    one_line_error(h.run(["--cases", reg, "--startup-timeout", "1"], tmp_path), 1, "was not ready within 1 s")
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"exit": 4})
+    one_line_error(h.run(["--cases", reg], tmp_path), 1, "exited with code 4 before it was ready")
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"protocol": 2})
+    one_line_error(h.run(["--cases", reg], tmp_path), 1, "protocol 2")
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"garbage": True})
+    one_line_error(h.run(["--cases", reg], tmp_path), 1, "protocol error while starting")
+    env = h.fake_env({"OPSWEEP_WORKER_CMD": "/nonexistent/python9"})
+    one_line_error(h.run(["--cases", reg], tmp_path, env=env), 1, "cannot execute '/nonexistent/python9'")
+    assert not h.wait_until_gone(reg)
+
+
+def test_python_flag_runs_the_worker_module(tmp_path):
+    # --python gets `-m opsweep.worker ...`: a wrapper that drops "-m opsweep.worker" runs the fake.
+    wrapper = tmp_path / "py"
+    wrapper.write_text(f'#!/bin/sh\n[ "$1" = -m ] && [ "$2" = opsweep.worker ] || exit 9\nshift 2\n'
+                       f'exec {sys.executable} {h.FAKE_WORKER} "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    env = dict(os.environ)
+    env.pop("OPSWEEP_WORKER_CMD", None)
+    p = h.run(["--cases", reg, "--python", str(wrapper)], tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    env["OPSWEEP_PYTHON"] = str(wrapper)
+    p = h.run(["--cases", reg, "--db", "b.db"], tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    assert len(h.results(tmp_path / "b.db")) == 3
