@@ -36,6 +36,7 @@ import re
 import sys
 import traceback
 import types
+import weakref
 from typing import Any, Sequence
 
 import torch
@@ -290,8 +291,29 @@ def guess_library(cases: Sequence[Case]) -> str | None:
 # Fingerprints
 
 
+# id(tensor) -> (weak ref, version counter, digest). Registries share big tensors (model weights,
+# images) between many cases; each is hashed once per process unless it is modified in place.
+_DIGESTS: dict[int, tuple[Any, int, str]] = {}
+
+
 def tensor_digest(t: torch.Tensor) -> str:
     """Digest of a tensor's values (bytes of its contiguous storage), dtype-tagged."""
+    key = id(t)
+    try:
+        version = t._version
+        cached = _DIGESTS.get(key)
+        if cached is not None and cached[0]() is t and cached[1] == version:
+            return cached[2]
+        ref = weakref.ref(t)
+    except (TypeError, RuntimeError):  # inference tensors and tensors without weakref support
+        version, ref = -1, None
+    digest = _tensor_digest(t)
+    if ref is not None:
+        _DIGESTS[key] = (ref, version, digest)
+    return digest
+
+
+def _tensor_digest(t: torch.Tensor) -> str:
     x = t.detach().cpu().contiguous()
     h = hashlib.blake2b(digest_size=16)
     h.update(str(x.dtype).encode())

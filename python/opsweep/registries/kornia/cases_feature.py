@@ -27,7 +27,7 @@ from torch import nn
 
 import kornia.feature as KF
 from kornia.feature.integrated import _DoGSingleMagnitude
-from kornia.feature.scale_space_detector import get_default_detector_config
+from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
 from kornia.geometry.subpix import ConvQuadInterp3d
 from kornia.geometry.transform import ScalePyramid
 
@@ -452,24 +452,24 @@ class _LoFTRCall(nn.Module):
 _L0 = detector_image()
 _L1 = torch.roll(detector_image(seed=17), shifts=(2, 3), dims=(2, 3)).contiguous()
 add(case("LoFTR", G_M, _LoFTRCall(), [_L0, _L1], note="LoFTR(pretrained=None): random init"))
-_MASK = torch.ones(1, H // 8, W // 8, dtype=torch.bool)
-_MASK[:, :, -2:] = False
+_MASK = torch.ones(1, H, W, dtype=torch.bool)
+_MASK[:, :, -16:] = False  # the right 16 columns are padding
 add(case("LoFTR[mask]", G_M, _LoFTRCall(), [_L0, _L1, _MASK.contiguous(), _MASK.contiguous()],
-         note="LoFTR(pretrained=None) with coarse-level masks"))
+         note="LoFTR(pretrained=None) with padding masks (the right 16 columns)"))
 
 G_INT = "feature.integrated"
 _DEDODE = KF.DeDoDe(descriptor_model="B", amp_dtype=torch.float32).eval()
-_IMG56 = rand(1, 3, 56, 56, seed=46)
+_IMG56 = rand(1, 3, 28, 42, seed=46)
 add(case("DeDoDe", G_INT, KF.DeDoDe,
          [_IMG56], skip="the default descriptor 'G' downloads the DINOv2 ViT-L backbone in its constructor; the "
          "variants build DeDoDe(descriptor_model='B'), which downloads nothing"))
-add(case("DeDoDe[B]", G_INT, _DEDODE, [_IMG56], kwargs={"n": 128},
-         note="DeDoDe(descriptor_model='B', amp_dtype=float32): random init, 128 keypoints"))
-add(case("DeDoDe[B,detect]", G_INT, _DEDODE, [_IMG56], kwargs={"n": 128}, method="detect",
+add(case("DeDoDe[B]", G_INT, _DEDODE, [_IMG56], kwargs={"n": 32},
+         note="DeDoDe(descriptor_model='B', amp_dtype=float32): random init, 32 keypoints on a 28x42 image"))
+add(case("DeDoDe[B,detect]", G_INT, _DEDODE, [_IMG56], kwargs={"n": 32}, method="detect",
          note="random init"))
 add(case("DeDoDe[B,describe]", G_INT, _DEDODE, [_IMG56, rand(1, 32, 2, seed=47, low=-0.9, high=0.9)],
          method="describe", note="random init, keypoints in normalized coordinates"))
-add(case("DeDoDe[B,pad]", G_INT, _DEDODE, [rand(1, 3, 60, 50, seed=48)], kwargs={"n": 64},
+add(case("DeDoDe[B,pad]", G_INT, _DEDODE, [rand(1, 3, 30, 40, seed=48)], kwargs={"n": 32},
          note="random init; a size not divisible by 14 is padded"))
 _DISK = KF.DISK().eval()
 add(case("DISK", G_INT, _DISK, [rand(1, 3, 64, 64, seed=49)], note="DISK(): random init"))
@@ -477,13 +477,19 @@ add(case("DISK[n=64,pad]", G_INT, _DISK, [rand(2, 3, 60, 72, seed=50)],
          kwargs={"n": 64, "pad_if_not_divisible": True}, note="random init"))
 add(case("DISK[heatmap_and_dense_descriptors]", G_INT, _DISK, [rand(1, 3, 64, 64, seed=49)],
          method="heatmap_and_dense_descriptors", note="random init"))
-_SOLD2D = KF.SOLD2_detector(pretrained=False).eval()
-add(case("SOLD2_detector", G_INT, _SOLD2D, [DET], note="SOLD2_detector(pretrained=False): random init"))
-_SOLD2 = KF.SOLD2(pretrained=False).eval()
-add(case("SOLD2", G_INT, _SOLD2, [DET], note="SOLD2(pretrained=False): random init"))
+# The default hourglass backbone (2 stacks) and 500 junctions with junction refinement take far longer than the
+# probe's time budget at random init (every junction candidate fires); one stack and 20 junctions keep each op.
+_SOLD2_CFG = DetectorCfg(backbone_cfg=BackboneCfg(num_stacks=1), max_num_junctions=20,
+                         line_detector_cfg=LineDetectorCfg(use_junction_refinement=False))
+_SOLD2_NOTE = "pretrained=False (random init); one hourglass stack, at most 20 junctions, no junction refinement"
+_SOLD_IMG = DET[..., :64].contiguous()  # the hourglass needs sides divisible by 64
+_SOLD2D = KF.SOLD2_detector(pretrained=False, config=_SOLD2_CFG).eval()
+add(case("SOLD2_detector", G_INT, _SOLD2D, [_SOLD_IMG], note=_SOLD2_NOTE))
+_SOLD2 = KF.SOLD2(pretrained=False, config=_SOLD2_CFG).eval()
+add(case("SOLD2", G_INT, _SOLD2, [_SOLD_IMG], note=_SOLD2_NOTE))
 with torch.no_grad():
-    _sold_desc = _SOLD2(DET)["dense_desc"]
-_SEG1 = torch.tensor([[[10.0, 10.0], [10.0, 60.0]], [[40.0, 10.0], [50.0, 70.0]], [[20.0, 20.0], [50.0, 20.0]]])
+    _sold_desc = _SOLD2(_SOLD_IMG)["dense_desc"]
+_SEG1 = torch.tensor([[[10.0, 10.0], [10.0, 54.0]], [[40.0, 10.0], [50.0, 54.0]], [[20.0, 20.0], [50.0, 20.0]]])
 add(case("SOLD2[match]", G_INT, _SOLD2, [_SEG1, _SEG1 + 1.0, _sold_desc, _sold_desc + 0.01 * randn(*_sold_desc.shape, seed=51)],
          method="match", note="line matching with random-init descriptors of the detector image"))
 _ALIKED = KF.ALIKED().eval()
@@ -494,11 +500,11 @@ add(case("ALIKED[forward_laf]", G_INT, _ALIKED, [rand(1, 3, 64, 64, seed=52)], m
          note="random init"))
 add(case("ALIKED[extract_dense_map]", G_INT, _ALIKED, [rand(1, 3, 64, 64, seed=52)], method="extract_dense_map",
          note="random init"))
-_XFEAT = KF.XFeat(top_k=256).eval()
+_XFEAT = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
 _XI1 = rand(1, 3, 64, 96, seed=54)
 _XI2 = torch.roll(_XI1, shifts=(2, 2), dims=(2, 3)).contiguous()
 add(case("XFeat[detectAndCompute]", G_INT, _XFEAT, [_XI1], method="detectAndCompute",
-         note="XFeat(top_k=256): random init (XFeat has no forward)"))
+         note="XFeat(top_k=256, detection_threshold=0): random init, so every heatmap maximum counts (XFeat has no forward)"))
 add(case("XFeat[detectAndComputeDense]", G_INT, _XFEAT, [_XI1], method="detectAndComputeDense", note="random init"))
 add(case("XFeat[match_xfeat]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat", note="random init"))
 add(case("XFeat[match_xfeat_star]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat_star", note="random init"))
@@ -508,18 +514,20 @@ add(case("InterpolateSparse2d", G_INT, KF.InterpolateSparse2d(), [randn(1, 8, 8,
          kwargs={"H": 64, "W": 96}))
 add(case("InterpolateSparse2d[bilinear]", G_INT, KF.InterpolateSparse2d("bilinear"),
          [randn(1, 8, 8, 12, seed=56), rand(1, 20, 2, seed=57, low=0.0, high=90.0)], kwargs={"H": 64, "W": 96}))
-add(case("DeFMO", G_INT, KF.DeFMO(pretrained=False).eval(), [rand(1, 6, 64, 64, seed=58)],
+add(case("DeFMO", G_INT, KF.DeFMO(pretrained=False).eval(), [rand(1, 6, 32, 32, seed=58)],
          note="DeFMO(pretrained=False): random init"))
 
 # ------------------------------------------------------------------------------------------------- integrated pipelines
 
 _SIFT = KF.SIFTFeature(num_features=128).eval()
-add(case("SIFTFeature", G_INT, KF.SIFTFeature().eval(), [DET]))
+add(case("SIFTFeature", G_INT, KF.SIFTFeature(256).eval(), [DET],
+         note="num_features=256: the default 8000 pads the output to 8000 described slots, far past the time budget"))
 add(case("SIFTFeature[num_features=128,mask]", G_INT, _SIFT, [DET, (rand(1, 1, H, W, seed=59) > 0.1).float()]))
 add(case("SIFTFeature[upright,opencv]", G_INT,
          KF.SIFTFeature(128, upright=True, descriptor_layout="opencv").eval(), [DET]))
 add(case("SIFTFeature[pyramid]", G_INT, KF.SIFTFeature(128, descriptor_backend="pyramid").eval(), [DET]))
-add(case("SIFTFeatureScaleSpace", G_INT, KF.SIFTFeatureScaleSpace().eval(), [DET]))
+add(case("SIFTFeatureScaleSpace", G_INT, KF.SIFTFeatureScaleSpace(256).eval(), [DET],
+         note="num_features=256: the default 8000 pads the output to 8000 described slots, far past the time budget"))
 add(case("SIFTFeatureScaleSpace[pyramid]", G_INT,
          KF.SIFTFeatureScaleSpace(128, descriptor_backend="pyramid").eval(), [DET2]))
 add(case("SIFTFeatureScaleSpace[upright,no_root]", G_INT,
@@ -569,8 +577,8 @@ _INTEGRATED = {
 }
 for _name, _build in _INTEGRATED.items():
     _cls = getattr(KF, _name)
-    add(case(_name, G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(256, False)), [DET],
-             note=_NOTE_ASM.format(_name) + "; 256 features"))
+    add(case(_name, G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(128, False)), [DET],
+             note=_NOTE_ASM.format(_name) + "; 128 features"))
     add(case(f"{_name}[upright]", G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(64, True)), [DET],
              note=_NOTE_ASM.format(_name) + "; upright, 64 features"))
 

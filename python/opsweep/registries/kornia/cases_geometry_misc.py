@@ -1,7 +1,7 @@
 """kornia.geometry: conversions, linalg, liegroup (So2, So3, Se2, Se3), quaternion, vector, line, plane,
 pose, boxes, keypoints, bbox, subpix, solvers and pointcloud.
 
-Classes whose state is tensors (Quaternion, the Lie groups, PinholeCamera-like value objects, Boxes,
+Classes whose state is tensors (Quaternion, the Lie groups, vectors, Boxes,
 Keypoints, lines, planes, poses) are probed method by method: each case rebuilds the object from tensor
 graph inputs and calls one method (`method=`), and returns the resulting object's tensors.
 

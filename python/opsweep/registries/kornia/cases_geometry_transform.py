@@ -19,7 +19,7 @@ from torch import nn
 import kornia.geometry.transform as T
 from kornia.geometry import grid as G
 from opsweep import case
-from opsweep.registries.kornia._common import batch, gray, img, rand, randn, volume
+from opsweep.registries.kornia._common import batch, gray, img, rand
 
 NOT_SURVEYED = {
     "kornia.geometry.BaseModel": "abstract base of the registration models; surveyed through Homography and Similarity",

@@ -20,6 +20,8 @@ Not surveyed (no case at all; each is counted in NOT_SURVEYED below):
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 from torch import nn
 
@@ -170,7 +172,9 @@ BOX_B = torch.cat([BOX_A[:3] + 1.5, _boxes(103, 2)]).contiguous()
 class _MAP(nn.Module):
     """mean_average_precision over two images: its list-of-tensors arguments are built from tensor inputs."""
 
-    __opsweep_target__ = KMET.mean_average_precision
+    def __init__(self):
+        super().__init__()
+        self.__opsweep_target__ = KMET.mean_average_precision  # set on the instance: a function class attribute would bind
 
     def forward(self, pb, pl, ps, gb, gl):
         return KMET.mean_average_precision(
@@ -264,9 +268,17 @@ class _Camera(nn.Module):
         raise ValueError(self.op)
 
 
-def _to_numpy_then(fn, **kw):
-    return _Fn(fn, lambda x: fn(x.detach().cpu().numpy(), **kw),
+def _to_numpy_then(fn, target=None, **kw):
+    return _Fn(target or fn, lambda x: fn(x.detach().cpu().numpy(), **kw),
                "converts the input tensor to a numpy array (the API takes numpy) and calls the function")
+
+
+@dataclasses.dataclass
+class _Pair:
+    """A dataclass holding two tensors, for dataclass_to_dict / dict_to_dataclass."""
+
+    a: torch.Tensor
+    b: torch.Tensor
 
 
 class _ToyOnlyGray(nn.Module):
@@ -470,15 +482,17 @@ CASES = [
          [rand(2, 2, 3, 4, 16, 16, seed=120)], note="equalize3d decorated, on a (2, 2, 3, D, H, W) input"),
     case("image_to_tensor", GI, _to_numpy_then(KI.image_to_tensor), [IMG[0].permute(1, 2, 0).contiguous()],
          note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
-    case("ImageToTensor", GI, _to_numpy_then(KI.ImageToTensor()), [IMG[0].permute(1, 2, 0).contiguous()],
+    case("ImageToTensor", GI, _to_numpy_then(KI.ImageToTensor(), KI.ImageToTensor), [IMG[0].permute(1, 2, 0).contiguous()],
          note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
     case("image_list_to_tensor", GI, _Fn(KI.image_list_to_tensor,
          lambda a, b: KI.image_list_to_tensor([a.detach().cpu().numpy(), b.detach().cpu().numpy()])),
          [IMG[0].permute(1, 2, 0).contiguous(), img(121)[0].permute(1, 2, 0).contiguous()],
          note="the API takes numpy arrays: converted from the input tensors in forward; not a tensor graph"),
     case("tensor_to_image", GI, KI.tensor_to_image, [IMG], tags=("no-tensor-output",), note="returns a numpy array: no tensor output"),
-    _skip_case("image_to_string", GI, KI.image_to_string, "renders an image as terminal text (a str); no tensor output"),
-    _skip_case("print_image", GI, KI.print_image, "prints an image to the terminal; returns None"),
+    case("image_to_string", GI, KI.image_to_string, [IMG[0]], kwargs={"max_width": 32}, tags=("no-tensor-output",),
+         note="renders the image as terminal text (a str): no tensor output"),
+    case("print_image", GI, KI.print_image, [IMG[0]], kwargs={"max_width": 32}, tags=("no-tensor-output",),
+         note="prints the image to the terminal and returns None: no tensor output"),
     # ================================ core ==================================================
     case("core.ImageModule", GC, _ToyImageModule(), [IMG],
          note="a minimal ImageModule subclass (forward = rgb_to_grayscale): surveys its __call__ conversions"),
@@ -522,15 +536,17 @@ CASES = [
     case("utils.is_mps_tensor_safe", GU, KU.is_mps_tensor_safe, [IMG], tags=("no-tensor-output",), note="returns a bool: no tensor output"),
     case("utils.image_to_tensor", GU, _to_numpy_then(KU.image_to_tensor), [IMG[0].permute(1, 2, 0).contiguous()],
          note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
-    case("utils.ImageToTensor", GU, _to_numpy_then(KU.ImageToTensor()), [IMG[0].permute(1, 2, 0).contiguous()],
+    case("utils.ImageToTensor", GU, _to_numpy_then(KU.ImageToTensor(), KU.ImageToTensor), [IMG[0].permute(1, 2, 0).contiguous()],
          note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
     case("utils.image_list_to_tensor", GU, _Fn(KU.image_list_to_tensor,
          lambda a, b: KU.image_list_to_tensor([a.detach().cpu().numpy(), b.detach().cpu().numpy()])),
          [IMG[0].permute(1, 2, 0).contiguous(), img(121)[0].permute(1, 2, 0).contiguous()],
          note="the API takes numpy arrays: converted from the input tensors in forward; not a tensor graph"),
     case("utils.tensor_to_image", GU, KU.tensor_to_image, [IMG], tags=("no-tensor-output",), note="returns a numpy array: no tensor output"),
-    _skip_case("utils.image_to_string", GU, KU.image_to_string, "renders an image as terminal text (a str); no tensor output"),
-    _skip_case("utils.print_image", GU, KU.print_image, "prints an image to the terminal; returns None"),
+    case("utils.image_to_string", GU, KU.image_to_string, [IMG[0]], kwargs={"max_width": 32}, tags=("no-tensor-output",),
+         note="renders the image as terminal text (a str): no tensor output"),
+    case("utils.print_image", GU, KU.print_image, [IMG[0]], kwargs={"max_width": 32}, tags=("no-tensor-output",),
+         note="prints the image to the terminal and returns None: no tensor output"),
     _skip_case("utils.load_pointcloud_ply", GU, KU.load_pointcloud_ply, "reads a .ply file from disk"),
     _skip_case("utils.save_pointcloud_ply", GU, KU.save_pointcloud_ply, "writes a .ply file to disk"),
     _skip_case("utils.get_sample_images", GU, KU.get_sample_images, "downloads sample images (network)"),
@@ -541,8 +557,10 @@ CASES = [
     _skip_case("utils.is_autocast_enabled", GU, KU.is_autocast_enabled, "reads torch's autocast state; no tensor input"),
     _skip_case("utils.xla_is_available", GU, KU.xla_is_available, "checks whether torch_xla is installed; no tensor input"),
     _skip_case("utils.map_location_to_cpu", GU, KU.map_location_to_cpu, "a torch.load storage hook; not a tensor operator"),
-    _skip_case("utils.dataclass_to_dict", GU, KU.dataclass_to_dict, "converts a dataclass to a dict; no tensor computation"),
-    _skip_case("utils.dict_to_dataclass", GU, KU.dict_to_dataclass, "builds a dataclass from a dict; no tensor computation"),
+    case("utils.dataclass_to_dict", GU, _Fn(KU.dataclass_to_dict, lambda x: KU.dataclass_to_dict(_Pair(x, x * 2.0))), [IMG],
+         note="a dataclass of two tensors to a dict (fields deep-copied)"),
+    case("utils.dict_to_dataclass", GU, _Fn(KU.dict_to_dataclass, lambda x: KU.dict_to_dataclass({"a": x, "b": x + 1.0}, _Pair)),
+         [IMG], note="a dict of two tensors to a dataclass"),
     _skip_case("utils.CachedDownloader", GU, KONNX.download.CachedDownloader, "downloads and caches files (network)"),
     # ================================ io ====================================================
     _skip_case("load_image", GIO, KIO.load_image, "reads an image file from disk (kornia_rs decoder)"),

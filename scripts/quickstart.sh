@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: install everything, survey the quick preset of bundled kornia
+# cases through all three paths, merge, and render the page. Prints where the page is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+out=.opsweep/quick
+mkdir -p "$out"
+opsweep run --preset quick --db "$out/results.db"
+opsweep merge --db "$out/results.db" -o "$out/snapshot.json"
+opsweep render "$out/snapshot.json" --html "$out/index.html" --rst "$out/page.rst" --md "$out/page.md"
+echo
+echo "The page: $PWD/$out/index.html"

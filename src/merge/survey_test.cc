@@ -1,0 +1,153 @@
+#include "merge/survey.h"
+
+#include <gtest/gtest.h>
+
+#include "classify/classifier.h"
+#include "merge/snapshot_builder.h"
+
+namespace opsweep {
+namespace {
+
+const char* kEnv = R"({"python":"3.11.7","torch":"2.13.0+cpu","onnx":"1.23.2","onnxscript":"0.7.2","onnxruntime":"1.32.0",)"
+                   R"("numpy":"2.4.6","opset":18,"device":"cpu","library":{"name":"kornia","version":"0.9.0","fingerprint":"ff"}})";
+
+std::string KeyFields(const std::string& torch = "2.13.0+cpu") {
+  return R"({"case":"fp","path":"onnx","harness":"h","torch":")" + torch + R"(","opset":"18"})";
+}
+
+StoredResult Result(const std::string& name, const std::string& path, const std::string& record,
+                    const std::string& finished = "2026-11-30T04:00:00Z", const std::string& torch = "2.13.0+cpu") {
+  StoredResult r;
+  r.case_name = name;
+  r.path = path;
+  r.job_key = "k";
+  r.key_fields_json = KeyFields(torch);
+  r.record_json = record;
+  r.status = record.substr(11, record.find('"', 11) - 11);  // {"status":"<status>"...
+  r.duration_s = 1;
+  r.run_id = 1;
+  r.finished = finished;
+  return r;
+}
+
+DbContents Db(const std::string& file, std::vector<std::string> cases, std::string paths = R"(["onnx","export"])") {
+  DbContents db;
+  db.file = file;
+  RunInfo run;
+  run.id = 1;
+  run.started = "2026-11-30T03:00:00Z";
+  run.env_json = kEnv;
+  run.paths_json = paths;
+  db.runs.push_back(run);
+  for (const auto& c : cases) db.inventory.push_back({c, "geometry.epipolar", "cases_geom.py", "fp-" + c, R"({"target":"kornia.x"})", 1});
+  return db;
+}
+
+std::string All(const Survey& s) {
+  std::string out;
+  for (const auto& p : s.problems) out += p + "\n";
+  return out;
+}
+
+TEST(Survey, CompleteSurveyHasNoProblems) {
+  DbContents db = Db("a.db", {"x"});
+  db.results = {Result("x", "onnx", R"({"status":"ok","step":""})"), Result("x", "export", R"({"status":"ok"})")};
+  Survey s = JoinSurvey({db}, {});
+  EXPECT_TRUE(s.problems.empty()) << All(s);
+  EXPECT_EQ(s.paths, (std::vector<std::string>{"onnx", "export"}));
+  EXPECT_EQ(s.env.value("torch", ""), "2.13.0+cpu");
+}
+
+TEST(Survey, MissingResultsAreCountedAndNamed) {
+  DbContents db = Db("a.db", {"a", "b", "c", "d", "e", "f", "g"});
+  db.results = {Result("a", "onnx", R"({"status":"crash","step":"worker"})"), Result("a", "export", R"({"status":"timeout"})")};
+  Survey s = JoinSurvey({db}, {});
+  ASSERT_EQ(s.problems.size(), 1u) << All(s);
+  EXPECT_NE(s.problems[0].find("12 of 14 jobs have no result (b / onnx, b / export, c / onnx, c / export, d / onnx and 7 more)"),
+            std::string::npos)
+      << s.problems[0];
+}
+
+TEST(Survey, DifferentEnvironmentsNameFieldValuesAndFiles) {
+  DbContents a = Db("a.db", {"x"});
+  DbContents b = Db("b.db", {"x"});
+  a.results = {Result("x", "onnx", R"({"status":"ok"})")};
+  b.results = {Result("x", "export", R"({"status":"ok"})", "2026-11-30T04:00:00Z", "2.12.0")};
+  Survey s = JoinSurvey({a, b}, {});
+  ASSERT_EQ(s.problems.size(), 1u) << All(s);
+  EXPECT_EQ(s.problems[0],
+            "results were measured under different environments: torch is '2.12.0' in 1 results (b.db), '2.13.0+cpu' in 1 "
+            "results (a.db)");
+}
+
+TEST(Survey, LaterResultWinsWhateverTheOrder) {
+  DbContents a = Db("a.db", {"x"});
+  DbContents b = Db("b.db", {"x"});
+  a.results = {Result("x", "onnx", R"({"status":"fail","step":"export"})", "2026-11-30T05:00:00Z"),
+               Result("x", "export", R"({"status":"ok"})")};
+  b.results = {Result("x", "onnx", R"({"status":"ok"})", "2026-11-30T04:00:00Z")};
+  for (auto order : {std::vector<DbContents>{a, b}, std::vector<DbContents>{b, a}}) {
+    Survey s = JoinSurvey(order, {});
+    EXPECT_TRUE(s.problems.empty()) << All(s);
+    EXPECT_EQ(s.results.at({"x", "onnx"}).row.status, "fail");
+    EXPECT_EQ(s.newest_finished, "2026-11-30T05:00:00Z");
+  }
+}
+
+TEST(Survey, RegistriesPathsAndInventoriesMustAgree) {
+  DbContents a = Db("a.db", {"x", "y"});
+  DbContents b = Db("b.db", {"x", "z"}, R"(["onnx"])");
+  b.inventory[0].fingerprint = "changed";
+  DbContents empty = Db("c.db", {});
+  Survey s = JoinSurvey({a, b, empty}, {});
+  std::string all = All(s);
+  EXPECT_NE(all.find("c.db: has no inventory"), std::string::npos) << all;
+  EXPECT_NE(all.find("a.db and b.db come from different registries: 1 cases only in a.db (y), 1 only in b.db (z), 1 defined "
+                     "differently (x)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("a.db and b.db probed different paths: onnx, export in a.db but onnx in b.db"), std::string::npos) << all;
+}
+
+TEST(Survey, BadRecordsAreProblemsAndLeftOut) {
+  DbContents db = Db("a.db", {"x", "y"}, R"(["compile"])");
+  db.results = {Result("x", "compile", R"({"status":"ok","graph_breaks":-1})"),
+                Result("y", "compile", R"({"status":"ok-breaks","graph_breaks":2.5})")};
+  StoredResult broken = Result("x", "compile", R"({"status":"ok"})");
+  broken.case_name = "gone";  // a case no longer in the inventory: a note, not a problem
+  db.results.push_back(broken);
+  Survey s = JoinSurvey({db}, {});
+  std::string all = All(s);
+  EXPECT_NE(all.find("a.db: x / compile: graph_breaks is -1 (must be 0 or more)"), std::string::npos) << all;
+  EXPECT_NE(all.find("a.db: y / compile: graph_breaks is 2.5 (must be a whole number, 0 or more)"), std::string::npos) << all;
+  EXPECT_NE(all.find("2 of 2 jobs have no result"), std::string::npos) << all;
+  EXPECT_TRUE(s.results.empty());
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("1 stored results of cases that are no longer in the inventory"), std::string::npos);
+}
+
+TEST(Survey, SnapshotIsByteStableAndScrubbed) {
+  DbContents db = Db("a.db", {"Op[v=1][random]"}, R"(["onnx"])");
+  db.results = {Result("Op[v=1][random]", "onnx",
+                       R"({"status":"fail","step":"export","detail":"","error":{"type":"RuntimeError","message":"boom at /home/bob/x/y.py:3\nmore","chain":"","frames":["kornia/a.py:1","kornia/b.py:2"]}})")};
+  Survey s = JoinSurvey({db}, {});
+  ASSERT_TRUE(s.problems.empty()) << All(s);
+  RuleSet rules;
+  Classifier classifier(rules);
+  SnapshotOptions options;
+  options.tool_version = "9.9.9";
+  SnapshotOutput a = BuildSnapshot(s, classifier, options);
+  SnapshotOutput b = BuildSnapshot(s, classifier, options);
+  EXPECT_EQ(a.snapshot_json, b.snapshot_json);
+  EXPECT_EQ(a.unclassified, 1u);
+  EXPECT_EQ(a.snapshot_json.back(), '\n');
+  EXPECT_EQ(a.snapshot_json.find("/home/"), std::string::npos);
+  EXPECT_NE(a.snapshot_json.find(R"("error": "boom at ~/x/y.py:3")"), std::string::npos) << a.snapshot_json;
+  EXPECT_NE(a.snapshot_json.find(R"("location": "kornia/b.py:2")"), std::string::npos);
+  EXPECT_NE(a.snapshot_json.find(R"("variant": "v=1, random")"), std::string::npos);
+  EXPECT_NE(a.snapshot_json.find(R"("section": "epipolar")"), std::string::npos);
+  EXPECT_NE(a.snapshot_json.find(R"("version": "9.9.9")"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace opsweep
