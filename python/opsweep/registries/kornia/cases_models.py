@@ -157,15 +157,6 @@ add(case("YuNet[train]", "models.face_detection", _ev(YuNet("train", pretrained=
 # ------------------------------------------------------------------------------------------------- segmentation
 
 
-def _sam_build(points, labels, boxes=None, masks=None):
-    prompt = {"points": (points, labels)}
-    if boxes is not None:
-        prompt["boxes"] = boxes
-    if masks is not None:
-        prompt["mask_inputs"] = masks
-    return (None, [prompt]), {}
-
-
 class _SamCall(nn.Module):
     __opsweep_target__ = Sam
 
@@ -244,12 +235,6 @@ add(case("NaFlex", G, _ev(NaFlex(nn.Conv2d(3, 32, 8, stride=8), randn(16, 32, se
          note="a 8x8-patch convolution and a 4x4 position table, same grid"))
 add(case("NaFlex[resize_up]", G, _ev(NaFlex(nn.Conv2d(3, 32, 8, stride=8), randn(16, 32, seed=82))),
          [rand(1, 3, 48, 64, seed=84)], note="a 6x8 patch grid: the 4x4 table is interpolated up"))
-add(case("NaFlex[resize_down,tokens]", G,
-         _ev(NaFlex(nn.Sequential(nn.Conv2d(3, 32, 8, stride=8), nn.Flatten(2), _Transpose()), randn(64, 32, seed=85),
-                    patch_size=8)) if False else nn.Identity(), [rand(1, 3, 16, 32, seed=86)]))
-CASES.pop()  # replaced below
-
-
 class _Tokens(nn.Module):
     """A patch embedding that returns (B, N, C) tokens, as a ViT's flattened convolution does."""
 
