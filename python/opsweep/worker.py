@@ -268,7 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         reason = poison_reason(baseline, record)
         if reason is not None:
             _log(f"job {job_id} {name} {path}: poisoned: {reason}")
-            channel.send({"type": "poisoned", "id": job_id, "case": name, "path": path, "reason": reason})
+            channel.send(
+                {"type": "poisoned", "id": job_id, "case": name, "path": path, "reason": evidence.scrub(reason)}
+            )
             return 3
         _log(f"job {job_id} {name} {path}: {record['status']} {record['step']} in {time.perf_counter() - t0:.2f}s")
         channel.send({"type": "result", "id": job_id, "case": name, "path": path, "record": record})

@@ -1,5 +1,6 @@
 """Registry loading (registry.py): every refusal, inventory entries, fingerprints."""
 
+import sys
 import textwrap
 
 import pytest
@@ -171,3 +172,57 @@ def test_fingerprints_are_identical_across_processes(statuses_run):
     here = {lc.case.name: lc.fingerprint for lc in load_registries([STATUSES_REGISTRY])}
     there = {e["name"]: e["fingerprint"] for e in statuses_run["inventory"]["cases"]}
     assert here == there
+
+
+WRAPPER_REGISTRY = """\
+import torch
+import kornia
+from opsweep import case
+
+
+class _Kw(torch.nn.Module):
+    def __init__(self, fn, **fixed):
+        super().__init__()
+        self.fn = fn
+        self.fixed = fixed
+        self.__opsweep_target__ = fn
+
+    def forward(self, x):
+        return self.fn(x, **self.fixed)
+
+
+CASES = [case("blur[wrapped]", "filters", _Kw(kornia.filters.box_blur, kernel_size=(K, K)), [torch.ones(1, 1, 8, 8)])]
+"""
+
+
+def _wrapper_registry(folder, k=3):
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / "cases_wrap.py"
+    p.write_text(WRAPPER_REGISTRY.replace("K, K", f"{k}, {k}"))
+    return str(p)
+
+
+def test_wrappers_name_the_surveyed_api_and_fingerprints_ignore_the_checkout(tmp_path):
+    (a,) = load_registries([_wrapper_registry(tmp_path / "one")])
+    (b,) = load_registries([_wrapper_registry(tmp_path / "elsewhere" / "two")])
+    assert a.inventory_entry()["target"] == "kornia.filters.box_blur"
+    assert guess_library([a.case]) == "kornia"
+    assert a.fingerprint == b.fingerprint  # the registry's import name differs, the fingerprint not
+    (c,) = load_registries([_wrapper_registry(tmp_path / "three", k=5)])
+    assert c.fingerprint != a.fingerprint  # a wrapper's baked argument is part of the case
+
+
+def test_registry_inside_a_package_may_use_relative_imports(tmp_path, monkeypatch):
+    pkg = tmp_path / "root" / "mysurvey"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_shared.py").write_text("import torch\nX = torch.ones(2)\n")
+    (pkg / "cases_rel.py").write_text(
+        "import torch\nfrom opsweep import case\nfrom ._shared import X\n"
+        "CASES = [case('rel', 'g', torch.relu, [X])]\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (lc,) = load_registries([str(pkg / "cases_rel.py")])
+    assert lc.case.name == "rel" and lc.case.origin == "cases_rel.py:4"
+    assert "mysurvey.cases_rel" in sys.modules
+    for name in [n for n in sys.modules if n == "mysurvey" or n.startswith("mysurvey.")]:
+        del sys.modules[name]

@@ -72,7 +72,7 @@ std::string RewriteToken(std::string_view token, std::string_view library) {
     if (after != std::string_view::npos) return "<site-packages>/" + std::string(token.substr(after));
   }
   if (size_t after = AfterPythonLib(token); after != std::string_view::npos) {
-    return "<python>/" + std::string(token.substr(after));
+    return "<stdlib>/" + std::string(token.substr(after));
   }
   std::vector<std::string_view> parts = Split(token);
   auto rest_after = [&](size_t n) {

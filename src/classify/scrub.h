@@ -16,7 +16,7 @@ std::string StripAnsi(std::string_view text);
 //   .../site-packages/x or .../dist-packages/x                        -> <site-packages>/x
 //   /root/x, /home/<user>/x, /Users/<user>/x                          -> ~/x
 //   /tmp/x, /var/tmp/x, /private/tmp/x, /var/folders/../x              -> <tmp>/x
-//   /usr/lib/pythonX.Y/x, /usr/local/lib/pythonX.Y/x                   -> <python>/x
+//   /usr/lib/pythonX.Y/x, /usr/local/lib/pythonX.Y/x                   -> <stdlib>/x
 //   any other absolute path of three or more parts                     -> .../<last part>
 // `library` is the surveyed library's top-level package ("kornia"); may be empty. URLs are kept.
 std::string ScrubPaths(std::string_view text, std::string_view library);

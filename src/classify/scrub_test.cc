@@ -16,7 +16,7 @@ TEST(Scrub, RewritesAbsolutePaths) {
            Case{"see /home/bob/x/y.py", "see ~/x/y.py"},
            Case{"see /Users/carol/y.py", "see ~/y.py"},
            Case{"g++ /tmp/torchinductor_root/ab/cabc.cpp -o /tmp/x.so", "g++ <tmp>/torchinductor_root/ab/cabc.cpp -o <tmp>/x.so"},
-           Case{"/usr/local/lib/python3.12/copyreg.py:105: Warn", "<python>/copyreg.py:105: Warn"},
+           Case{"/usr/local/lib/python3.12/copyreg.py:105: Warn", "<stdlib>/copyreg.py:105: Warn"},
            Case{"in /work/main/build/thing.py", "in .../thing.py"},
            Case{"https://pytorch.org/docs/stable/x.html and a/b/c", "https://pytorch.org/docs/stable/x.html and a/b/c"},
            Case{"ratio 3 / 4 and /dev/null", "ratio 3 / 4 and /dev/null"},

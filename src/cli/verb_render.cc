@@ -1,16 +1,13 @@
 // `opsweep render SNAPSHOT --html OUT.html [--rst OUT.rst] [--md OUT.md] [--api-base URL]`
 //
 // Reads and validates the snapshot, builds the one view model and renders every requested format
-// in memory first: a damaged snapshot writes nothing. Then each output is written to a temporary
-// file beside its destination, flushed, and only when all are written are they renamed into place,
-// so a reader never sees a half-written page.
-#include <fcntl.h>
-#include <unistd.h>
-
+// in memory first: a damaged snapshot writes nothing. Then every output is written to a temporary
+// file beside its destination (util/atomic_file.h), and only when all are written are they
+// committed (flushed and renamed into place), so a reader never sees a half-written page.
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +21,7 @@
 #include "render/rst_writer.h"
 #include "render/snapshot.h"
 #include "render/view_model.h"
+#include "util/atomic_file.h"
 
 namespace opsweep::cli {
 namespace {
@@ -39,7 +37,6 @@ struct RenderArgs {
 struct Output {
   std::string path;
   std::string content;
-  std::string temp;  // set once written
 };
 
 // Messages name user data (record names): keep them to one line.
@@ -66,44 +63,6 @@ bool ReadFile(const std::string& path, std::string* out, std::string* err) {
   return true;
 }
 
-bool WriteTemp(Output* output, std::string* err) {
-  const std::filesystem::path target(output->path);
-  const std::string temp =
-      (target.parent_path() / ("." + target.filename().string() + ".tmp-" + std::to_string(getpid())))
-          .string();
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *err = fmt::format("{}: {}", output->path, std::strerror(errno));
-    return false;
-  }
-  output->temp = temp;
-  const char* data = output->content.data();
-  std::size_t left = output->content.size();
-  while (left > 0) {
-    const ssize_t n = write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      *err = fmt::format("{}: {}", output->path, std::strerror(errno));
-      close(fd);
-      return false;
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    *err = fmt::format("{}: {}", output->path, std::strerror(errno));
-    return false;
-  }
-  return true;
-}
-
-void RemoveTemps(std::vector<Output>* outputs) {
-  for (Output& output : *outputs) {
-    if (!output.temp.empty()) unlink(output.temp.c_str());
-    output.temp.clear();
-  }
-}
-
 int Render(const RenderArgs& args) {
   if (args.html.empty() && args.rst.empty() && args.md.empty()) {
     fmt::print(stderr, "opsweep render: nothing to write: give --html, --rst and/or --md\n");
@@ -128,26 +87,25 @@ int Render(const RenderArgs& args) {
       fmt::print(stderr, "opsweep render: {}\n", err);
       return 1;
     }
-    outputs.push_back({args.html, std::move(html), ""});
+    outputs.push_back({args.html, std::move(html)});
   }
-  if (!args.rst.empty()) outputs.push_back({args.rst, render::WriteRst(vm), ""});
-  if (!args.md.empty()) outputs.push_back({args.md, render::WriteMarkdown(vm), ""});
+  if (!args.rst.empty()) outputs.push_back({args.rst, render::WriteRst(vm)});
+  if (!args.md.empty()) outputs.push_back({args.md, render::WriteMarkdown(vm)});
 
-  for (Output& output : outputs) {
-    if (!WriteTemp(&output, &err)) {
-      RemoveTemps(&outputs);
+  // Every output is written to its temporary file before any is renamed into place.
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  for (const Output& output : outputs) {
+    files.push_back(std::make_unique<AtomicFile>(output.path));
+    if (!files.back()->Write(output.content, &err)) {
+      fmt::print(stderr, "opsweep render: cannot write {}\n", OneLineMessage(err));
+      return 1;  // the AtomicFiles remove their temporary files
+    }
+  }
+  for (auto& file : files) {
+    if (!file->Commit(&err)) {
       fmt::print(stderr, "opsweep render: cannot write {}\n", OneLineMessage(err));
       return 1;
     }
-  }
-  for (Output& output : outputs) {
-    if (rename(output.temp.c_str(), output.path.c_str()) != 0) {
-      const std::string why = std::strerror(errno);
-      RemoveTemps(&outputs);
-      fmt::print(stderr, "opsweep render: cannot write {}: {}\n", output.path, why);
-      return 1;
-    }
-    output.temp.clear();
   }
   return 0;
 }

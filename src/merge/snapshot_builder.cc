@@ -208,8 +208,8 @@ class Builder {
     std::string location;
     if (error.is_object()) {
       if (auto frames = error.find("frames"); frames != error.end() && frames->is_array() && !frames->empty()) {
-        // Frames are in traceback order: the last one is the innermost frame inside the library.
-        const json& inner = frames->back();
+        // Innermost first (python/opsweep/evidence.py): the first is where the library failed.
+        const json& inner = frames->front();
         if (inner.is_string()) location = CleanFirstLine(inner.get<std::string>(), library_, 200);
       }
     }

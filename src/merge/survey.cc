@@ -114,10 +114,8 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
       survey.problems.push_back(fmt::format("{}: has no inventory (no run got as far as loading the registries)", db.file));
       continue;
     }
-    std::set<long long> inventory_runs;
     for (const InventoryCase& c : db.inventory) {
       inventories[i][c.name] = c.fingerprint;
-      inventory_runs.insert(c.run_id);
       auto [it, fresh] = survey.cases.try_emplace(c.name);
       if (fresh) {
         it->second.inventory = c;
@@ -125,8 +123,8 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
         it->second.info = info.is_object() ? info : json::object();
       }
     }
+    // The requested paths: every path any run of this database asked for.
     for (const RunInfo& run : db.runs) {
-      if (!inventory_runs.count(run.id)) continue;
       json paths = json::parse(run.paths_json, nullptr, false);
       if (!paths.is_array()) {
         survey.problems.push_back(fmt::format("{}: run {} has no readable list of paths", db.file, run.id));

@@ -8,7 +8,8 @@
 // Validation lists every problem, one line each, before anything is written:
 //   - a database without an inventory;
 //   - databases built from different registries (their inventories differ) or probing different
-//     paths (runs.paths_json), or registries other than --registries names;
+//     paths (a database's requested paths: the union of runs.paths_json over its runs), or
+//     registries other than --registries names;
 //   - results measured under different environments (any key field but case and path differs);
 //   - a case of the inventory without a result for a requested path (crash and timeout are results);
 //   - a record that cannot be read: not JSON, unknown status or step, status that disagrees with

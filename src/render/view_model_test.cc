@@ -139,7 +139,8 @@ TEST(ViewModelTest, DetailFallsBackToTheErrorAndKeepsADifferentErrorApart) {
   record.paths["export"].detail = "short";
   record.paths["export"].error = "RuntimeError: long";
   snapshot.records = {record};
-  const RowView& row = BuildViewModel(snapshot, {}).packages[0].sections[0].rows[0];
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
   ASSERT_EQ(row.details.size(), 2u);
   EXPECT_EQ(row.details[0].text, "ValueError: bad");
   EXPECT_EQ(row.details[0].error, "");

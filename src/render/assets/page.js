@@ -145,7 +145,10 @@
     }
   }
 
-  search.addEventListener('input', function () { apply(true); });
+  // `input` on every keystroke; `change` and `search` also cover clearing the box by other means.
+  ['input', 'change', 'search'].forEach(function (type) {
+    search.addEventListener(type, function () { apply(true); });
+  });
   filter.addEventListener('change', function () { apply(true); });
   window.addEventListener('hashchange', function () {
     if (location.hash.indexOf('=') >= 0) {

@@ -7,6 +7,8 @@ Every morphology operator has its plain default form (3x3 flat kernel of ones, g
 
 Not surveyed:
     kornia.enhance.ThresholdType  an enum; surveyed as the `type` argument of threshold / Threshold.
+    (variant) threshold[THRESH_OTSU]  raises NotImplementedError in kornia 0.9.0 whatever the input;
+                                  Otsu thresholding is surveyed as filters.otsu_threshold.
 """
 
 from __future__ import annotations

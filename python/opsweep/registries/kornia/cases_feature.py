@@ -20,6 +20,7 @@ as genuine instances of the public class with the same sub-modules at random ini
 
 from __future__ import annotations
 
+import copy
 import math
 
 import torch
@@ -27,6 +28,7 @@ from torch import nn
 
 import kornia.feature as KF
 from kornia.feature.integrated import _DoGSingleMagnitude
+from kornia.feature.loftr.loftr import default_cfg as LOFTR_DEFAULT_CFG
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
 from kornia.geometry.subpix import ConvQuadInterp3d
 from kornia.geometry.transform import ScalePyramid
@@ -440,7 +442,11 @@ class _LoFTRCall(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.m = KF.LoFTR(pretrained=None).eval()
+        # At random init no coarse match reaches the default confidence 0.2, and the fine stage would see nothing:
+        # with thr=0 every mutual nearest neighbour of the dual softmax is a coarse match.
+        cfg = copy.deepcopy(LOFTR_DEFAULT_CFG)
+        cfg["match_coarse"]["thr"] = 0.0
+        self.m = KF.LoFTR(pretrained=None, config=cfg).eval()
 
     def forward(self, image0, image1, mask0=None, mask1=None):
         data = {"image0": image0, "image1": image1}
@@ -451,11 +457,11 @@ class _LoFTRCall(nn.Module):
 
 _L0 = detector_image()
 _L1 = torch.roll(detector_image(seed=17), shifts=(2, 3), dims=(2, 3)).contiguous()
-add(case("LoFTR", G_M, _LoFTRCall(), [_L0, _L1], note="LoFTR(pretrained=None): random init"))
+add(case("LoFTR", G_M, _LoFTRCall(), [_L0, _L1], note="LoFTR(pretrained=None): random init; coarse threshold 0 so that the fine stage gets matches"))
 _MASK = torch.ones(1, H, W, dtype=torch.bool)
 _MASK[:, :, -16:] = False  # the right 16 columns are padding
 add(case("LoFTR[mask]", G_M, _LoFTRCall(), [_L0, _L1, _MASK.contiguous(), _MASK.contiguous()],
-         note="LoFTR(pretrained=None) with padding masks (the right 16 columns)"))
+         note="LoFTR(pretrained=None), coarse threshold 0, with padding masks (the right 16 columns)"))
 
 G_INT = "feature.integrated"
 _DEDODE = KF.DeDoDe(descriptor_model="B", amp_dtype=torch.float32).eval()
@@ -507,7 +513,11 @@ add(case("XFeat[detectAndCompute]", G_INT, _XFEAT, [_XI1], method="detectAndComp
          note="XFeat(top_k=256, detection_threshold=0): random init, so every heatmap maximum counts (XFeat has no forward)"))
 add(case("XFeat[detectAndComputeDense]", G_INT, _XFEAT, [_XI1], method="detectAndComputeDense", note="random init"))
 add(case("XFeat[match_xfeat]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat", note="random init"))
-add(case("XFeat[match_xfeat_star]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat_star", note="random init"))
+_XFEAT_STAR = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
+with torch.no_grad():  # make the random fine matcher confident, so refined matches pass its fixed 0.25 threshold
+    [m for m in _XFEAT_STAR.net.fine_matcher.modules() if isinstance(m, nn.Linear)][-1].weight.mul_(50.0)
+add(case("XFeat[match_xfeat_star]", G_INT, _XFEAT_STAR, [_XI1, _XI2], method="match_xfeat_star",
+         note="random init, last fine-matcher layer scaled by 50 so that refinements pass the fixed 0.25 confidence"))
 add(case("XFeatModel", G_INT, KF.XFeatModel().eval(), [rand(1, 1, 64, 96, seed=55)], note="random init"))
 add(case("InterpolateSparse2d", G_INT, KF.InterpolateSparse2d(), [randn(1, 8, 8, 12, seed=56),
                                                                   rand(1, 20, 2, seed=57, low=0.0, high=90.0)],

@@ -9,8 +9,10 @@ Builders that take only Python numbers are probed the way a model uses them: cal
 the dtype and device of the input image, returning the kernel (the image supplies nothing else).
 
 Not surveyed:
+    (none without a case)
+Skipped (a case exists with skip=reason):
     kornia.filters.StableDiffusionDissolving  needs the Stable Diffusion weights from the Hugging Face hub
-                                              (diffusers download); skipped with that reason.
+                                              (diffusers download); nothing to probe offline.
 """
 
 from __future__ import annotations

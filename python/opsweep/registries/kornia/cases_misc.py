@@ -9,13 +9,28 @@ rotation matrices, flows, disparities with valid masks, and boxes with x2 > x1, 
 Callables that are not tensor operators are kept as skipped cases with the reason (they read files,
 download, query the machine, or run ONNX Runtime), so the page shows them and says why.
 
-Not surveyed (no case at all; each is counted in NOT_SURVEYED below):
+Not surveyed (no case at all; each is also listed in NOT_SURVEYED below):
     kornia.core.ImageModuleMixIn   a mixin without forward; surveyed through core.ImageModule.
     kornia.core.ONNXExportMixin    a mixin whose to_onnx() is itself an ONNX exporter writing a file.
     kornia.core.ONNXRuntimeMixin   a mixin that wraps an ONNX Runtime session (numpy in/out).
     kornia.core.ONNXMixin          the two mixins above together.
     kornia.image.ImageSize, ImageLayout, PixelFormat   metadata dataclasses (ints and enums) that
                                    Image cases use; they compute nothing on tensors.
+
+Skipped (a case exists, with skip=reason, so the page lists them):
+    kornia.core: check_safetensors, load_safetensors (read files), download_file_from_url,
+        download_hf_file, load_state_dict_from_url (network), hf_url (builds a URL string).
+    kornia.utils: load_pointcloud_ply, save_pointcloud_ply (files), get_sample_images, CachedDownloader
+        (network), get_cuda_device_if_available, get_mps_device_if_available,
+        get_cuda_or_mps_device_if_available, is_autocast_enabled, xla_is_available (query the machine or
+        torch state, no tensor input), map_location_to_cpu (a torch.load hook).
+    kornia.io: load_image, write_image (files), get_sample_images (network).
+    kornia.onnx: ONNXSequential, ONNXModule, ONNXLoader, load, add_metadata, io_name_conversion (need .onnx
+        models and run ONNX Runtime on numpy, or edit ModelProto objects: not torch operators).
+
+Cases expected to be n/a "no tensor output" (they run, but return no tensor): auc_from_errors (dict of
+floats), AverageMeter (.avg is a float), tensor_to_image (numpy), image_to_string (str), print_image
+(None), utils.is_mps_tensor_safe (bool), and their utils.* shims. They are tagged "no-tensor-output".
 """
 
 from __future__ import annotations
@@ -229,6 +244,12 @@ class _ToyImageModule(KCORE.ImageModule):
         return kornia.color.rgb_to_grayscale(x)
 
 
+def _features_off(m):
+    """The same module with disable_features=True: a plain nn.Module call, no conversions or caching."""
+    m.disable_features = True
+    return m
+
+
 class _TensorWrapperOps(nn.Module):
     """TensorWrapper around a tensor, arithmetic through __torch_function__, then unwrapped."""
 
@@ -279,11 +300,6 @@ class _Pair:
 
     a: torch.Tensor
     b: torch.Tensor
-
-
-class _ToyOnlyGray(nn.Module):
-    def forward(self, x):
-        return kornia.color.rgb_to_grayscale(x)
 
 
 PIN = torch.tensor([328.0, 328.0, 320.0, 240.0])
@@ -416,9 +432,9 @@ CASES = [
          [torch.cat([BOX_A[:, :2], BOX_A[:, 2:] - BOX_A[:, :2]], -1).contiguous(),
           torch.cat([BOX_B[:, :2], BOX_B[:, 2:] - BOX_B[:, :2]], -1).contiguous()], kwargs={"box_format": "xywh"}),
     case("mean_average_precision", GMT, _MAP(),
-         [torch.stack([BOX_A[:4], BOX_B[:4]]), randint(0, 3, 2, 4, seed=113), rand(2, 4, seed=114),
-          torch.stack([BOX_A[:4] + 0.5, BOX_B[:4] - 0.5]), randint(0, 3, 2, 4, seed=113)],
-         note="two images, 4 predicted and 4 ground-truth boxes each, 3 classes"),
+         [torch.stack([BOX_A[:4], BOX_B[:4]]), torch.tensor([[1, 2, 1, 2], [2, 1, 1, 2]]), rand(2, 4, seed=114),
+          torch.stack([BOX_A[:4] + 0.5, BOX_B[:4] - 0.5]), torch.tensor([[1, 2, 2, 2], [2, 1, 1, 1]])],
+         note="two images, 4 predicted and 4 ground-truth boxes each, classes 1-2 (0 is background), some labels wrong"),
     case("aepe", GMT, KMET.aepe, [FLOW1, FLOW2]),
     case("aepe[reduction=none]", GMT, KMET.aepe, [FLOW1, FLOW2], kwargs={"reduction": "none"}),
     case("average_endpoint_error", GMT, KMET.average_endpoint_error, [FLOW1, FLOW2]),
@@ -496,7 +512,7 @@ CASES = [
     # ================================ core ==================================================
     case("core.ImageModule", GC, _ToyImageModule(), [IMG],
          note="a minimal ImageModule subclass (forward = rgb_to_grayscale): surveys its __call__ conversions"),
-    case("core.ImageModule[disable_features]", GC, (lambda m: (setattr(m, "disable_features", True), m)[1])(_ToyImageModule()),
+    case("core.ImageModule[disable_features]", GC, _features_off(_ToyImageModule()),
          [IMG]),
     case("core.ImageSequential", GC, KCORE.ImageSequential(kornia.color.RgbToGrayscale(), kornia.filters.GaussianBlur2d((5, 5), (1.5, 1.5))),
          [IMG], note="RgbToGrayscale then GaussianBlur2d"),

@@ -102,15 +102,16 @@ add(case("VisionTransformer[batch,patch=4]", G,
          _ev(VisionTransformer(image_size=32, patch_size=4, embed_dim=48, depth=1, num_heads=3)),
          [rand(2, 3, 32, 32, seed=63)], note=f"{RI}; 64 tokens of width 48, one block"))
 add(case("VisionTransformer[backbone]", G,
-         _ev(VisionTransformer(image_size=32, patch_size=8, in_channels=16, embed_dim=32, depth=1, num_heads=2,
+         _ev(VisionTransformer(image_size=32, patch_size=8, in_channels=3, embed_dim=32, depth=1, num_heads=2,
                                backbone=nn.Conv2d(3, 16, 3, padding=1))),
          [rand(1, 3, 32, 32, seed=64)], note=f"{RI}; a convolutional backbone before the patch embedding"))
 add(case("VisionTransformer.from_config", G, _ev(VisionTransformer.from_config("vit_ti/16", image_size=32)),
          [rand(1, 3, 32, 32, seed=65)], note=f"{RI}; from_config('vit_ti/16', image_size=32), the full ViT-Ti depth"))
 add(case("MobileViT", "models.mobile_vit", _ev(MobileViT()), [IMG64], note=f"{RI}; mode='xxs' on 64x64"))
 add(case("MobileViT[xs]", "models.mobile_vit", _ev(MobileViT(mode="xs")), [IMG64], note=f"{RI}; mode='xs'"))
-add(case("MobileViT[s,patch=4]", "models.mobile_vit", _ev(MobileViT(mode="s", patch_size=(4, 4))), [IMG64],
-         note=f"{RI}; mode='s', 4x4 patches"))
+add(case("MobileViT[s,batch]", "models.mobile_vit", _ev(MobileViT(mode="s")), [IMG64B], note=f"{RI}; mode='s'"))
+add(case("MobileViT[patch=4]", "models.mobile_vit", _ev(MobileViT(patch_size=(4, 4))), [rand(1, 3, 128, 128, seed=59)],
+         note=f"{RI}; mode='xxs', 4x4 patches (the 4x4 feature maps need a 128x128 input)"))
 _TV = dict(img_size=64, num_classes=10, embed_dims=(16, 32, 48, 64), depths=(1, 1, 1, 1), num_heads=(1, 2, 3, 4),
            window_sizes=(2, 2, 2, 2))
 add(case("TinyViT", "models.tiny_vit", _ev(TinyViT(**_TV)), [IMG64],
