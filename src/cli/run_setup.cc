@@ -53,7 +53,7 @@ std::string ShellQuote(const std::string& s) {
 }
 }  // namespace
 
-bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err) {
+bool BundledRegistryDir(const std::string& python, std::string* dir, std::string* err) {
   std::string cmd = ShellQuote(python) +
                     " -c 'import opsweep, os; print(os.path.dirname(os.path.abspath(opsweep.__file__)))' 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
@@ -72,7 +72,13 @@ bool BundledRegistries(const std::string& python, std::vector<std::string>* out,
                        python);
     return false;
   }
-  fs::path dir = fs::path(text) / "registries" / "kornia";
+  *dir = (fs::path(text) / "registries" / "kornia").string();
+  return true;
+}
+
+bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err) {
+  std::string dir;
+  if (!BundledRegistryDir(python, &dir, err)) return false;
   std::error_code ec;
   out->clear();
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -81,9 +87,30 @@ bool BundledRegistries(const std::string& python, std::vector<std::string>* out,
   }
   std::sort(out->begin(), out->end());
   if (out->empty()) {
-    *err = fmt::format("no bundled registries (cases_*.py) in {} (pass --cases FILE)", dir.string());
+    *err = fmt::format("no bundled registries (cases_*.py) in {} (pass --cases FILE)", dir);
     return false;
   }
+  return true;
+}
+
+bool BundledPreset(const std::string& python, const std::string& name, std::string* file, std::string* err) {
+  std::string dir;
+  if (!BundledRegistryDir(python, &dir, err)) return false;
+  std::vector<std::string> known;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(dir) / "presets", ec)) {
+    if (entry.path().extension() == ".py" && entry.path().stem().string().rfind("_", 0) != 0) {
+      known.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(known.begin(), known.end());
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    *err = fmt::format("unknown preset '{}' (known: {})", name, list.empty() ? "none" : list);
+    return false;
+  }
+  *file = (fs::path(dir) / "presets" / (name + ".py")).string();
   return true;
 }
 

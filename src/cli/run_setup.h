@@ -19,6 +19,13 @@ std::vector<std::string> WorkerProgram(const std::string& python);
 // `python` imports, sorted by name, as absolute paths.
 bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err);
 
+// A bundled preset: registries/kornia/presets/NAME.py, a registry that selects a representative
+// subset of the bundled cases (e.g. `quick`). An unknown name is an error listing the known ones.
+bool BundledPreset(const std::string& python, const std::string& name, std::string* file, std::string* err);
+
+// The folder of the bundled kornia registries inside the opsweep package that `python` imports.
+bool BundledRegistryDir(const std::string& python, std::string* dir, std::string* err);
+
 // CPUs this process may run on.
 int AvailableCores();
 // MemTotal in bytes (0 when unknown).

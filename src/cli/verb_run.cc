@@ -36,6 +36,7 @@ struct RunOptions {
   // Numbers are taken as text and parsed here, so that a bad value gets our one-line error.
   std::string jobs_text, timeout_text, startup_timeout_text, memory_limit_text, max_restarts_text;
   std::vector<std::string> cases;
+  std::string preset;
   std::vector<std::string> paths;
   std::vector<std::string> only;
   std::vector<std::string> groups;
@@ -133,7 +134,12 @@ int Run(RunOptions o) {
 
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
-  if (o.cases.empty()) {
+  if (!o.preset.empty() && !o.cases.empty()) return Error(kExitUsage, "--preset and --cases exclude each other");
+  if (!o.preset.empty()) {
+    std::string file;
+    if (!BundledPreset(python, o.preset, &file, &err)) return Error(kExitUsage, err);
+    registries.push_back(file);
+  } else if (o.cases.empty()) {
     if (!BundledRegistries(python, &registries, &err)) return Error(kExitFailed, err);
   } else {
     for (const auto& c : o.cases) {
@@ -202,6 +208,7 @@ void RegisterRun(CLI::App& app, int* status) {
   auto opts = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Probe every case through every path, in warm workers, into the results database");
   cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
+  cmd->add_option("--preset", opts->preset, "A bundled subset instead of every bundled registry (e.g. quick)");
   cmd->add_option("--paths", opts->paths, "Capture paths, comma-separated (default: every path the worker offers)")
       ->delimiter(',');
   cmd->add_option("--only", opts->only, "Only cases whose name is or starts with this (repeatable)");

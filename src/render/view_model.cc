@@ -445,14 +445,12 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
     for (Status status : kAllStatuses) {
       const auto it = status_counts[p].find(status);
       if (it == status_counts[p].end()) continue;
-      static const std::map<Status, const char*> kPlain = {
-          {Status::kOk, "yes"}, {Status::kOkBreaks, "yes, graph breaks"},
-          {Status::kOkUnverified, "yes, random"}, {Status::kFail, "no"}};
-      const auto plain = kPlain.find(status);
-      const std::string label =
-          plain == kPlain.end()
-              ? fmt::format("{}: {}", path.title, StatusId(status))
-              : fmt::format("{}: {} ({})", path.title, StatusId(status), plain->second);
+      // The cell's words, without the count or parentheses the option adds itself.
+      const CellView cell = MakeCell(status, std::nullopt);
+      const std::string words = status == Status::kOkBreaks       ? "yes, graph breaks"
+                                : status == Status::kOkUnverified ? "yes, random"
+                                                                  : cell.label;
+      const std::string label = fmt::format("{}: {} {}", path.title, cell.symbol, words);
       vm.filters.push_back(
           {fmt::format("{}:{}", path.id, StatusToken(status)), label, it->second, path.title});
     }

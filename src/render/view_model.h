@@ -165,6 +165,7 @@ struct ViewModel {
   int unclassified = 0;
 };
 
+// `snapshot` must be one that ParseSnapshot accepted (every record has an outcome for every path).
 ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options);
 
 // "1,341".

@@ -136,7 +136,9 @@
   function revealTarget() {
     var hash = location.hash.slice(1);
     if (!hash || hash.indexOf('=') >= 0) return;
-    var target = doc.getElementById(decodeURIComponent(hash));
+    var id = hash;
+    try { id = decodeURIComponent(hash); } catch (e) { /* a malformed escape: use it as it is */ }
+    var target = doc.getElementById(id);
     if (target && target.closest('[hidden]')) {
       search.value = '';
       filter.value = 'all';

@@ -508,16 +508,16 @@ add(case("ALIKED[extract_dense_map]", G_INT, _ALIKED, [rand(1, 3, 64, 64, seed=5
          note="random init"))
 _XFEAT = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
 _XI1 = rand(1, 3, 64, 96, seed=54)
-_XI2 = torch.roll(_XI1, shifts=(2, 2), dims=(2, 3)).contiguous()
+_XI2 = torch.roll(_XI1, shifts=(8, 8), dims=(2, 3)).contiguous()  # one coarse (1/8) cell
 add(case("XFeat[detectAndCompute]", G_INT, _XFEAT, [_XI1], method="detectAndCompute",
          note="XFeat(top_k=256, detection_threshold=0): random init, so every heatmap maximum counts (XFeat has no forward)"))
 add(case("XFeat[detectAndComputeDense]", G_INT, _XFEAT, [_XI1], method="detectAndComputeDense", note="random init"))
 add(case("XFeat[match_xfeat]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat", note="random init"))
 _XFEAT_STAR = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
 with torch.no_grad():  # make the random fine matcher confident, so refined matches pass its fixed 0.25 threshold
-    [m for m in _XFEAT_STAR.net.fine_matcher.modules() if isinstance(m, nn.Linear)][-1].weight.mul_(50.0)
+    [m for m in _XFEAT_STAR.net.fine_matcher.modules() if isinstance(m, nn.Linear)][-1].weight.mul_(1000.0)
 add(case("XFeat[match_xfeat_star]", G_INT, _XFEAT_STAR, [_XI1, _XI2], method="match_xfeat_star",
-         note="random init, last fine-matcher layer scaled by 50 so that refinements pass the fixed 0.25 confidence"))
+         note="random init, last fine-matcher layer scaled by 1000 so that refinements pass the fixed 0.25 confidence"))
 add(case("XFeatModel", G_INT, KF.XFeatModel().eval(), [rand(1, 1, 64, 96, seed=55)], note="random init"))
 add(case("InterpolateSparse2d", G_INT, KF.InterpolateSparse2d(), [randn(1, 8, 8, 12, seed=56),
                                                                   rand(1, 20, 2, seed=57, low=0.0, high=90.0)],
