@@ -54,7 +54,9 @@ TEST(ObjectsInventory, RefusesDamagedFiles) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     ObjectsInventory cut;
     std::string why;
-    if (!cut.Parse(std::string_view(bytes).substr(0, n), &why)) EXPECT_FALSE(why.empty());
+    if (!cut.Parse(std::string_view(bytes).substr(0, n), &why)) {
+      EXPECT_FALSE(why.empty());
+    }
   }
   std::string flipped = bytes;
   flipped[flipped.size() - 5] ^= 0x5a;

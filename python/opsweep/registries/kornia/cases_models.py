@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from kornia.models import RRDBNet
+from kornia.models.depth_estimation import DepthAnythingONNXBuilder, DepthEstimation
 from kornia.models.dexined import DexiNed
 from kornia.models.efficient_vit import EfficientViT
 from kornia.models.efficient_vit.backbone import efficientvit_backbone_b0, efficientvit_backbone_l0
@@ -55,6 +56,21 @@ from kornia.models.vit_mobile import MobileViT
 from kornia.models.yunet import YuNet
 
 from opsweep import case
+
+_CONFIG = "a configuration dataclass, not an operator; exercised by the cases that build from it"
+NOT_SURVEYED = {
+    "kornia.models.efficient_vit.EfficientViTConfig": "a configuration dataclass; EfficientViT.from_config always "
+    "loads its checkpoint, so the cases build the backbone directly",
+    "kornia.models.kimi_vl.KimiVLConfig": _CONFIG,
+    "kornia.models.kimi_vl.KimiVLProjectorConfig": _CONFIG,
+    "kornia.models.kimi_vl.MoonViTConfig": _CONFIG,
+    "kornia.models.paligemma.PaliGemmaConfig": _CONFIG,
+    "kornia.models.qwen25.Qwen25VisionConfig": _CONFIG,
+    "kornia.models.rt_detr.RTDETRConfig": _CONFIG,
+    "kornia.models.sam.SamConfig": _CONFIG,
+    "kornia.models.siglip2.SigLip2Config": _CONFIG,
+    "kornia.models.siglip2.SigLip2Result": "the result container SigLip2Model returns; compared through its cases",
+}
 
 from ._common import batch, img, rand, randint, randn
 
@@ -85,6 +101,18 @@ class _Call(nn.Module):
 
 def _ev(m):
     return m.eval()
+
+
+class _Built(nn.Module):
+    """The model a public builder returns, surveyed under that builder."""
+
+    def __init__(self, builder, model):
+        super().__init__()
+        self.__opsweep_target__ = builder
+        self.model = model
+
+    def forward(self, *args):
+        return self.model(*args)
 
 
 IMG64 = rand(1, 3, 64, 64, seed=60)
@@ -192,14 +220,15 @@ add(case("SemanticSegmentation", "models.segmentation",
          SemanticSegmentation(_SEG_NET, nn.Identity(), nn.Identity()), [IMG64],
          note="a small convolutional network with a softmax head, identity pre/post-processing"))
 add(case("SegmentationModelsBuilder.build", "models.segmentation",
-         SegmentationModelsBuilder.build(_SEG_NET, _PRE, name="tiny"), [IMG64B],
+         _Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET, _PRE, name="tiny")), [IMG64B],
          note="SegmentationModelsBuilder.build with BGR ImageNet preprocessing around a small softmax network"))
 add(case("SegmentationModelsBuilder.build[no_preproc]", "models.segmentation",
-         SegmentationModelsBuilder.build(_SEG_NET), [IMG64], note="no preprocessing parameters"))
-add(case("DepthEstimation", "models.depth_estimation", nn.Identity(), [IMG64],
+         _Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET)), [IMG64],
+         note="no preprocessing parameters"))
+add(case("DepthEstimation", "models.depth_estimation", DepthEstimation, [IMG64],
          skip="runs Depth Anything in onnxruntime from a downloaded ONNX file: no PyTorch graph, and nothing may "
          "be downloaded"))
-add(case("DepthAnythingONNXBuilder.build", "models.depth_estimation", nn.Identity(), [IMG64],
+add(case("DepthAnythingONNXBuilder.build", "models.depth_estimation", DepthAnythingONNXBuilder, [IMG64],
          skip="downloads the Depth Anything ONNX model from the Hugging Face hub"))
 
 # ------------------------------------------------------------------------------------------------- edge detection / super-resolution
@@ -268,7 +297,8 @@ add(case("SigLip2Model[attention_mask]", G, _Call(SigLip2Model, _SIG, names=("pi
          [_SIG_PIX, _IDS, torch.tensor([[1] * 8, [1] * 5 + [0] * 3])], note=f"{RI}; text padding mask"))
 add(case("SigLip2Model[get_image_features]", G, _SIG, [_SIG_PIX], method="get_image_features", note=RI))
 add(case("SigLip2Model[get_text_features]", G, _SIG, [_IDS], method="get_text_features", note=RI))
-add(case("SigLip2Builder.from_config", G, _ev(SigLip2Builder.from_config(_SIG_CFG)), [_SIG_PIX, _IDS],
+add(case("SigLip2Builder.from_config", G, _Built(SigLip2Builder, _ev(SigLip2Builder.from_config(_SIG_CFG))),
+         [_SIG_PIX, _IDS],
          note=f"{RI}; the same small configuration through the builder"))
 add(case("SigLip2ImagePreprocessor", G, SigLip2ImagePreprocessor(), [rand(2, 3, 64, 80, seed=89, high=255.0)],
          note="uint8-range images resized to 224x224 and normalised"))
@@ -285,7 +315,7 @@ add(case("MoonViT[attention_mask]", G, _ev(MoonViT(_MOON)), [_KIMG, torch.arange
 add(case("KimiVLProjector", G, _ev(KimiVLProjector(_KPROJ)), [randn(1, 16, 32, seed=92)], kwargs={"h": 4, "w": 4},
          note=f"{RI}; 2x2 patch merge then MLP"))
 add(case("KimiVLModel", G, _ev(KimiVLModel(_KCFG)), [_KIMG], note=f"{RI}; MoonViT + projector, small configuration"))
-add(case("KimiVLBuilder.from_config", G, _ev(KimiVLBuilder.from_config(_KCFG)), [_KIMG],
+add(case("KimiVLBuilder.from_config", G, _Built(KimiVLBuilder, _ev(KimiVLBuilder.from_config(_KCFG))), [_KIMG],
          note=f"{RI}; the same configuration through the builder"))
 _QCFG = Qwen25VisionConfig(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, window_size=56,
                            fullatt_block_indexes=(1,), out_hidden_size=48)
