@@ -78,6 +78,8 @@ def _py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
         for fn in filenames:
             if fn.endswith(".py"):
                 rel = os.path.normpath(os.path.join(rel_dir, fn)).replace(os.sep, "/")
+                if rel in excluded:
+                    continue
                 found.append((rel, os.path.join(dirpath, fn)))
     found.sort()
     return found
@@ -95,7 +97,7 @@ def _hash_files(files: list[tuple[str, str]]) -> str:
 
 
 def tree_fingerprint(root: str, exclude: Iterable[str] = ()) -> str:
-    """Digest of the .py files under ``root``; ``exclude`` lists sub-folders relative to root."""
+    """Digest of the .py files under ``root``; ``exclude`` lists sub-folders and files relative to root."""
     return _hash_files(_py_files(root, exclude))
 
 

@@ -115,10 +115,11 @@ def measure_env(library: Any, library_fingerprint: str) -> dict[str, Any]:
 
 
 def harness_fingerprint() -> str:
-    """Digest of the harness sources (this package), registries excluded."""
+    """Digest of the harness sources that can change a result: this package, less the registries
+    (their cases carry fingerprints of their own) and the tools that never run a probe."""
     from opsweep.library import tree_fingerprint
 
-    return tree_fingerprint(os.path.dirname(os.path.abspath(__file__)), exclude=("registries",))
+    return tree_fingerprint(os.path.dirname(os.path.abspath(__file__)), exclude=("registries", "coverage.py"))
 
 
 def torch_state() -> dict[str, str]:
