@@ -75,9 +75,9 @@ def test_mixed_environments_are_refused_naming_field_and_values(tmp_path):
     out = existing_snapshot(tmp_path)
     proc = run_merge(db, "-o", str(out))
     assert proc.returncode == 1
-    assert "different environments: torch is '2.12.0+cpu' in 1 results" in proc.stderr
+    assert "different environments: torch is '2.12.0+cpu' in 1 result " in proc.stderr
     assert "'2.13.0+cpu' in 23 results" in proc.stderr
-    assert "onnxruntime is '1.31.0' in 1 results" in proc.stderr
+    assert "onnxruntime is '1.31.0' in 1 result " in proc.stderr
     assert_untouched(tmp_path, out)
 
 
@@ -101,7 +101,7 @@ def test_databases_from_different_registries_or_paths_are_refused(tmp_path):
                  paths=["onnx", "export"])
     proc = run_merge(a, b, "-o", str(tmp_path / "s.json"))
     assert proc.returncode == 1
-    assert "come from different registries: 1 cases only in" in proc.stderr and "(LoFTR)" in proc.stderr
+    assert "come from different registries: 1 case only in" in proc.stderr and "(LoFTR)" in proc.stderr
     assert "probed different paths: onnx, export, compile in" in proc.stderr
 
 

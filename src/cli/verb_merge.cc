@@ -84,6 +84,13 @@ std::string TimingsPath(const std::string& output) {
   return output + ".timings.json";
 }
 
+// Continuation lines of a multi-line message, indented under its list item.
+std::string Indented(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (char c : text) out += c == '\n' ? "\n" + indent : std::string(1, c);
+  return out;
+}
+
 void PrintLines(const std::string& head, const std::vector<std::string>& lines) {
   fmt::print(stderr, "{}\n", head);
   for (const auto& l : lines) fmt::print(stderr, "  - {}\n", l);
@@ -99,11 +106,7 @@ int RunMerge(const MergeFlags& flags) {
   RuleSet rules;
   std::string err;
   if (!LoadRuleSources(flags.rules_dir, &sources, &err) || !LoadRules(sources, &rules, &err)) {
-    errors.push_back("the reason rules cannot be used:\n    " + [&] {
-      std::string indented;
-      for (char c : err) indented += c == '\n' ? std::string("\n    ") : std::string(1, c);
-      return indented;
-    }());
+    errors.push_back("the reason rules cannot be used:\n    " + Indented(err, "    "));
   }
   ObjectsInventory objects;
   if (!flags.objects_inv.empty()) {

@@ -29,6 +29,9 @@ std::string Few(const std::vector<std::string>& items, size_t limit = kNamedExam
   return out;
 }
 
+// "1 case", "2 cases"
+std::string Count(size_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
@@ -162,7 +165,7 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
     }
     if (!only_a.empty() || !only_b.empty() || !changed.empty()) {
       std::vector<std::string> parts;
-      if (!only_a.empty()) parts.push_back(fmt::format("{} cases only in {} ({})", only_a.size(), dbs[first].file, Few(only_a)));
+      if (!only_a.empty()) parts.push_back(fmt::format("{} only in {} ({})", Count(only_a.size(), "case"), dbs[first].file, Few(only_a)));
       if (!only_b.empty()) parts.push_back(fmt::format("{} only in {} ({})", only_b.size(), dbs[i].file, Few(only_b)));
       if (!changed.empty()) parts.push_back(fmt::format("{} defined differently ({})", changed.size(), Few(changed)));
       survey.problems.push_back(fmt::format("{} and {} come from different registries: {}", dbs[first].file, dbs[i].file, Join(parts)));
@@ -242,7 +245,8 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
     }
   }
   if (!unreadable_keys.empty()) {
-    survey.problems.push_back(fmt::format("{} results have unreadable key fields: {}", unreadable_keys.size(), Few(unreadable_keys)));
+    survey.problems.push_back(fmt::format("{} {} unreadable key fields: {}", Count(unreadable_keys.size(), "result"),
+                                          unreadable_keys.size() == 1 ? "has" : "have", Few(unreadable_keys)));
   }
   for (const auto& [field, values] : fields) {
     size_t total = 0;
@@ -252,11 +256,11 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
     std::vector<std::string> parts;
     for (const auto& [value, seen] : values) {
       std::vector<std::string> files(seen.files.begin(), seen.files.end());
-      parts.push_back(fmt::format("'{}' in {} results ({})", value.size() > 80 ? value.substr(0, 77) + "..." : value,
-                                  seen.count, Few(files, 3)));
+      parts.push_back(fmt::format("'{}' in {} ({})", value.size() > 80 ? value.substr(0, 77) + "..." : value,
+                                  Count(seen.count, "result"), Few(files, 3)));
     }
     size_t missing = survey.results.size() - unreadable_keys.size() - total;
-    if (missing) parts.push_back(fmt::format("missing in {} results", missing));
+    if (missing) parts.push_back(fmt::format("missing in {}", Count(missing, "result")));
     survey.problems.push_back(fmt::format("results were measured under different environments: {} is {}", field, Join(parts)));
   }
 

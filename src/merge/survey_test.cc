@@ -76,8 +76,8 @@ TEST(Survey, DifferentEnvironmentsNameFieldValuesAndFiles) {
   Survey s = JoinSurvey({a, b}, {});
   ASSERT_EQ(s.problems.size(), 1u) << All(s);
   EXPECT_EQ(s.problems[0],
-            "results were measured under different environments: torch is '2.12.0' in 1 results (b.db), '2.13.0+cpu' in 1 "
-            "results (a.db)");
+            "results were measured under different environments: torch is '2.12.0' in 1 result (b.db), '2.13.0+cpu' in 1 "
+            "result (a.db)");
 }
 
 TEST(Survey, LaterResultWinsWhateverTheOrder) {
@@ -102,7 +102,7 @@ TEST(Survey, RegistriesPathsAndInventoriesMustAgree) {
   Survey s = JoinSurvey({a, b, empty}, {});
   std::string all = All(s);
   EXPECT_NE(all.find("c.db: has no inventory"), std::string::npos) << all;
-  EXPECT_NE(all.find("a.db and b.db come from different registries: 1 cases only in a.db (y), 1 only in b.db (z), 1 defined "
+  EXPECT_NE(all.find("a.db and b.db come from different registries: 1 case only in a.db (y), 1 only in b.db (z), 1 defined "
                      "differently (x)"),
             std::string::npos)
       << all;

@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 import kornia.feature as KF
-from kornia.feature.adalam import AdalamFilter
+from kornia.feature.adalam import AdalamFilter, get_adalam_default_config
 from kornia.feature.aliked import deform_conv2d
 from kornia.feature.integrated import _DoGSingleMagnitude
 from kornia.feature.loftr.loftr import default_cfg as LOFTR_DEFAULT_CFG
@@ -371,7 +371,7 @@ add(case("AdalamFilter[match_and_filter]", G_M,
          _Call(AdalamFilter, AdalamFilter().match_and_filter, names=_ADALAM_NAMES, const={"return_dist": True}),
          _ADALAM_ARGS, note="keypoints, orientations and scales of the AdaLAM LAFs, default configuration"))
 add(case("AdalamFilter[match_and_filter,hw,no_mnn]", G_M,
-         _Call(AdalamFilter, AdalamFilter({"force_seed_mnn": False, "min_inliers": 4}).match_and_filter,
+         _Call(AdalamFilter, AdalamFilter({**get_adalam_default_config(), "force_seed_mnn": False, "min_inliers": 4}).match_and_filter,
                names=_ADALAM_NAMES, const={"im1shape": (H, W), "im2shape": (H, W)}),
          _ADALAM_ARGS, note="custom configuration, image sizes given"))
 add(case("match_adalam[hw]", G_M, KF.match_adalam, [D1A, D2A, L1A, L2A], kwargs={"hw1": (H, W), "hw2": (H, W)}))
