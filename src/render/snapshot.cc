@@ -117,9 +117,30 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where,
       !fields.String(j, "detail", where, Need::kOptional, &out->detail) ||
       !fields.String(j, "error", where, Need::kOptional, &out->error) ||
       !fields.String(j, "location", where, Need::kOptional, &out->location) ||
-      !fields.StringList(j, "break_reasons", where, &out->break_reasons) ||
       !fields.StringList(j, "op_types", where, &out->op_types)) {
     return false;
+  }
+  // Graph breaks: {"reason": id or null, "text": ...} objects; a bare string is taken as text.
+  const auto breaks_list = j.find("break_reasons");
+  if (breaks_list != j.end() && !breaks_list->is_null()) {
+    if (!breaks_list->is_array()) return fields.Fail(where, "'break_reasons' is not a list");
+    for (const json& item : *breaks_list) {
+      GraphBreak gb;
+      if (item.is_string()) {
+        gb.text = item.get<std::string>();
+      } else if (item.is_object()) {
+        const auto r = item.find("reason");
+        const auto t = item.find("text");
+        if (r != item.end() && !r->is_null() && !r->is_string()) return fields.Fail(where, "a break reason id is not a string");
+        if (t != item.end() && !t->is_null() && !t->is_string()) return fields.Fail(where, "a break reason text is not a string");
+        if (r != item.end() && r->is_string()) gb.reason = r->get<std::string>();
+        if (t != item.end() && t->is_string()) gb.text = t->get<std::string>();
+        if (!gb.reason.empty() && reasons.find(gb.reason) == reasons.end()) gb.reason.clear();
+      } else {
+        return fields.Fail(where, "'break_reasons' holds something that is neither text nor an object");
+      }
+      out->break_reasons.push_back(std::move(gb));
+    }
   }
   if (!out->reason.empty() && reasons.find(out->reason) == reasons.end()) {
     return fields.Fail(where, fmt::format("reason '{}' is not in 'reasons'", out->reason));

@@ -18,6 +18,12 @@ namespace opsweep::render {
 
 inline constexpr int kSnapshotSchema = 1;
 
+// One graph break: its reason id (when a rule matched) and dynamo's own text.
+struct GraphBreak {
+  std::string reason;  // reason id, "" when no rule matched
+  std::string text;
+};
+
 // One record's outcome on one path.
 struct PathOutcome {
   Status status = Status::kNotApplicable;
@@ -27,7 +33,7 @@ struct PathOutcome {
   std::string error;     // cleaned first line of the root cause, "" when nothing raised
   std::string location;  // "kornia/x.py:12", "" when unknown
   std::optional<int> graph_breaks;
-  std::vector<std::string> break_reasons;  // reason ids or texts
+  std::vector<GraphBreak> break_reasons;
   std::vector<std::string> op_types;
 };
 

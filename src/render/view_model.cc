@@ -107,10 +107,10 @@ std::optional<DetailLine> LineFor(const PathOutcome& outcome, const Snapshot& sn
                                   const std::map<std::string, std::string>& reason_anchors) {
   DetailLine line;
   line.reason = LinkReason(outcome.reason, snapshot, reason_anchors);
-  for (const std::string& text : outcome.break_reasons) {
+  for (const GraphBreak& gb : outcome.break_reasons) {
     BreakReasonView view;
-    view.reason = LinkReason(text, snapshot, reason_anchors);
-    view.text = view.reason ? view.reason->title : OneLine(text);
+    view.reason = LinkReason(gb.reason.empty() ? gb.text : gb.reason, snapshot, reason_anchors);
+    view.text = view.reason ? view.reason->title : OneLine(gb.text);
     line.break_reasons.push_back(std::move(view));
   }
   line.text = OneLine(outcome.detail);
@@ -322,8 +322,9 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
       all_supported = all_supported && IsSupported(outcome.status);
       Count(&vm.cards[p], outcome.status);
       if (!outcome.reason.empty()) reasons_here.emplace_back(outcome.reason, p);
-      for (const std::string& text : outcome.break_reasons) {
-        if (snapshot.reasons.count(text)) reasons_here.emplace_back(text, p);
+      for (const GraphBreak& gb : outcome.break_reasons) {
+        const std::string& id = gb.reason.empty() ? gb.text : gb.reason;
+        if (snapshot.reasons.count(id)) reasons_here.emplace_back(id, p);
       }
 
       auto line = LineFor(outcome, snapshot, reason_anchors);

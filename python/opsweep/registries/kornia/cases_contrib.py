@@ -10,10 +10,10 @@ Not surveyed:
     FaceKeypoint               an enum.
     TinyViT                    re-export of kornia.models.TinyViT: probed under models.tiny_vit (cases_models.py).
 
-Counting: ``kornia.contrib.__all__`` (28 names) plus FaceDetector / FaceDetectorResult / FaceKeypoint from
-``kornia.contrib.face_detection.__all__``, plus ``kornia.tracking.__all__`` (HomographyTracker): 32 names. Less the
-7 non-operator types and the TinyViT re-export above: 24 callables, all with a probed case. compute_padding is the
-only callable left without one (no tensors).
+Counting (``opsweep coverage --library kornia``, depth 2): kornia.contrib has 28 public callables (its ``__all__``);
+23 are probed (TinyViT through cases_models.py) and the 5 non-operators above are in NOT_SURVEYED; kornia.tracking
+has 1, probed. FaceDetector (exported by ``from .face_detection import *`` but not in ``kornia.contrib.__all__``) is
+probed as well.
 
 No case downloads weights: builders get ``pretrained=False``; FaceDetector (whose constructor always asks for the
 pretrained YuNet) is built by its own constructor with YuNet's ``pretrained`` forced to False, see ``_face_detector``.

@@ -14,11 +14,11 @@ Not surveyed:
                                    configuration dataclasses, enums and a result container: not callables that
                                    compute anything; each is exercised by the cases that build or return it.
 
-Counting: the public callables are the ``__all__`` names of every kornia.models sub-package (depth_estimation,
-efficient_vit, kimi_vl, paligemma, processors, qwen25, rt_detr, sam, segmentation, siglip2, smolvlm2, yunet) plus
-the model classes of the top-level modules (RRDBNet, DexiNed, VisionTransformer, MobileViT, TinyViT, SmallSRNet,
-SmallSRNetWrapper), less the configuration / enum / result types above: 34 callables, 31 probed, DepthEstimation
-and DepthAnythingONNXBuilder skipped (downloads), ModelBase abstract.
+Counting (``opsweep coverage --library kornia``, depth 2: the ``__all__`` of kornia.models and its sub-packages,
+de-duplicated by identity): 34 public callables; 22 probed, DepthEstimation and DepthAnythingONNXBuilder skipped
+(downloads), and the 10 configuration / result types above in NOT_SURVEYED. The model classes of the top-level
+modules that the tool does not walk (DexiNed, VisionTransformer, MobileViT, SmallSRNet, SmallSRNetWrapper; TinyViT
+is counted under kornia.contrib) are probed as well. ModelBase is abstract and the tool does not count it.
 """
 
 from __future__ import annotations
