@@ -14,7 +14,7 @@ for arg in "$@"; do
   esac
 done
 
-debs=(build-essential cmake ninja-build pkg-config libcli11-dev nlohmann-json3-dev libsqlite3-dev libfmt-dev libxxhash-dev)
+debs=(build-essential cmake ninja-build pkg-config zlib1g-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev libfmt-dev libxxhash-dev)
 if [ "$want_tests" = yes ]; then
   debs+=(libgtest-dev chromium chromium-driver)
 fi
