@@ -64,11 +64,11 @@ int RunCoverage(const CoverageOptions& o) {
     const auto& skipped = report["skipped"];
     const auto& listed = report["not_surveyed"];
     const auto& missing = report["missing"];
-    fmt::print("{}: {} of {} public callables have a probing case ({:.1f}%), from {} cases\n",
-               report.value("library", o.library), covered, total, 100.0 * report.value("share", 0.0),
-               report.value("cases", 0));
-    fmt::print("  {} skipped with a reason, {} listed as not surveyed, {} without a case\n", skipped.size(),
-               listed.size(), missing.size());
+    fmt::print("{}: {} of {} public callables have a case ({:.1f}%): {} probed ({:.1f}%), {} skipped with a reason\n",
+               report.value("library", o.library), covered + static_cast<int>(skipped.size()), total,
+               100.0 * report.value("share", 0.0), covered, 100.0 * report.value("probed_share", 0.0), skipped.size());
+    fmt::print("  {} listed as not surveyed (with a reason), {} with neither; {} cases in all\n", listed.size(),
+               missing.size(), report.value("cases", 0));
     if (!skipped.empty()) fmt::print("\nSkipped (case with a skip reason):\n");
     for (const auto& s : skipped) fmt::print("  {:<60} {}\n", s.value("name", ""), s.value("reason", ""));
     if (!listed.empty()) fmt::print("\nNot surveyed (NOT_SURVEYED in a registry):\n");
@@ -94,7 +94,7 @@ void RegisterCoverage(CLI::App& app, int* status) {
   cmd->add_option("--python", opts->python, "Python to ask (default as for `opsweep run`)");
   cmd->add_option("--depth", opts->depth, "Package depth counted as public (default 2: kornia.geometry.camera)")
       ->check(CLI::Range(1, 8));
-  cmd->add_option("--min", opts->min_percent, "Exit 1 when fewer than this percent are covered")
+  cmd->add_option("--min", opts->min_percent, "Exit 1 when fewer than this percent have a case (probed or skipped with a reason)")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--json", opts->json, "Print the report as JSON");
   cmd->callback([opts, status] { *status = RunCoverage(*opts); });

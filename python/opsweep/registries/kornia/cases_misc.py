@@ -65,6 +65,10 @@ GOX = "onnx"
 GS = "sensors"
 
 NOT_SURVEYED = {
+    "kornia.deprecated": "a decorator that marks functions deprecated; not a tensor operator",
+    "kornia.to_jax": "removed in kornia 0.9.0: calling it raises RuntimeError (the transpiler is gone)",
+    "kornia.to_numpy": "removed in kornia 0.9.0: calling it raises RuntimeError (the transpiler is gone)",
+    "kornia.to_tensorflow": "removed in kornia 0.9.0: calling it raises RuntimeError (the transpiler is gone)",
     "kornia.core.ImageModuleMixIn": "a mixin without forward; its conversions are surveyed through core.ImageModule",
     "kornia.core.ONNXExportMixin": "a mixin whose to_onnx() is itself an ONNX exporter writing a file",
     "kornia.core.ONNXRuntimeMixin": "a mixin that wraps an ONNX Runtime session on numpy arrays; not a torch operator",
