@@ -354,6 +354,38 @@ def _module_config(m: torch.nn.Module, depth: int) -> dict[str, Any]:
     return {"attrs": attrs, "children": children}
 
 
+def _defined_outside_packages(fn: types.FunctionType) -> bool:
+    """True for functions written in a registry or a test (not in an installed package): their
+    code is part of the case, so it is hashed. Installed code (the library, torch) is covered by
+    the library fingerprint and the versions in the job key."""
+    parts = os.path.normpath(fn.__code__.co_filename).split(os.sep)
+    return "site-packages" not in parts and "dist-packages" not in parts
+
+
+def _code_digest(code: types.CodeType) -> str:
+    """Process-independent digest of a code object: bytecode, names and constants (nested code too)."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            h.update(_code_digest(const).encode())
+        else:
+            h.update(_ADDRESS.sub("", repr(const)).encode())
+    return h.hexdigest()
+
+
+def _closure(fn: types.FunctionType, depth: int) -> list[Any]:
+    cells = fn.__closure__ or ()
+    out = []
+    for cell in cells:
+        try:
+            out.append(encode(cell.cell_contents, depth + 1))
+        except ValueError:  # an empty cell
+            out.append(None)
+    return out
+
+
 def _stable_repr(value: Any) -> str:
     try:
         text = repr(value)
@@ -379,6 +411,8 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {"torch": str(value)}
     if isinstance(value, enum.Enum):
         return {"enum": f"{qualified_name(type(value))}.{value.name}"}
+    if isinstance(value, types.FunctionType) and _defined_outside_packages(value):
+        return {"callable": qualified_name(value), "code": _code_digest(value.__code__), "closure": _closure(value, depth)}
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)):
         return {"callable": qualified_name(value)}
     if isinstance(value, torch.nn.Module):
@@ -416,7 +450,12 @@ def encode(value: Any, depth: int = 0) -> Any:
 def fingerprint_fields(c: Case) -> dict[str, Any]:
     """The tagged fields a case fingerprint covers (kept separate for debugging)."""
     target: Any
-    if isinstance(c.target, torch.nn.Module) or not callable(c.target) or not hasattr(c.target, "__qualname__"):
+    if (
+        isinstance(c.target, torch.nn.Module)
+        or not callable(c.target)
+        or not hasattr(c.target, "__qualname__")
+        or (isinstance(c.target, types.FunctionType) and _defined_outside_packages(c.target))
+    ):
         target = encode(c.target)
     else:
         target = {"callable": qualified_name(c.target)}

@@ -226,3 +226,30 @@ def test_registry_inside_a_package_may_use_relative_imports(tmp_path, monkeypatc
     assert "mysurvey.cases_rel" in sys.modules
     for name in [n for n in sys.modules if n == "mysurvey" or n.startswith("mysurvey.")]:
         del sys.modules[name]
+
+
+def test_fingerprint_covers_the_code_of_functions_written_in_registries():
+    """A lambda or helper in a registry is part of the case: editing it must invalidate results."""
+    x = [torch.rand(1, 1, 4, 4)]
+
+    class Call(torch.nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, t):
+            return self.fn(t)
+
+    scale = 2.0
+    f_double = fingerprint(case("op", "g", Call(lambda t: t * 2), x))
+    f_triple = fingerprint(case("op", "g", Call(lambda t: t * 3), x))
+    f_closure = fingerprint(case("op", "g", Call(lambda t: t * scale), x))
+    scale = 5.0
+    f_closure_changed = fingerprint(case("op", "g", Call(lambda t: t * scale), x))
+    assert f_double != f_triple
+    assert f_closure != f_closure_changed
+    assert f_double == fingerprint(case("op", "g", Call(lambda t: t * 2), x))
+    # plain functions as targets too
+    assert fingerprint(case("op", "g", lambda t: t + 1, x)) != fingerprint(case("op", "g", lambda t: t - 1, x))
+    # installed code (torch) is named, not hashed: the versions in the job key cover it
+    assert fingerprint(case("op", "g", torch.nn.functional.relu, x)) == fingerprint(case("op", "g", torch.nn.functional.relu, x))
