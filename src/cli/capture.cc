@@ -13,7 +13,8 @@ extern char** environ;
 
 namespace opsweep::cli {
 
-bool RunAndCapture(const std::vector<std::string>& argv, std::string* out, int* exit_code, std::string* err) {
+bool RunAndCapture(const std::vector<std::string>& argv, Stderr stderr_mode, std::string* out, int* exit_code,
+                   std::string* err) {
   if (argv.empty()) {
     *err = "no program to run";
     return false;
@@ -27,6 +28,9 @@ bool RunAndCapture(const std::vector<std::string>& argv, std::string* out, int* 
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (stderr_mode == Stderr::discard) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

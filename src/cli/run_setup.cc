@@ -1,5 +1,7 @@
 #include "cli/run_setup.h"
 
+#include "cli/capture.h"
+
 #include <fmt/core.h>
 #include <sched.h>
 #include <unistd.h>
@@ -40,32 +42,15 @@ std::vector<std::string> WorkerProgram(const std::string& python) {
 }
 
 namespace {
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 }  // namespace
 
 bool BundledRegistryDir(const std::string& python, std::string* dir, std::string* err) {
-  std::string cmd = ShellQuote(python) +
-                    " -c 'import opsweep, os; print(os.path.dirname(os.path.abspath(opsweep.__file__)))' 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) {
-    *err = fmt::format("cannot run '{}' to find the bundled registries", python);
+  std::string text;
+  int status = 0;
+  if (!RunAndCapture({python, "-c", "import opsweep, os; print(os.path.dirname(os.path.abspath(opsweep.__file__)))"},
+                     Stderr::discard, &text, &status, err)) {
     return false;
   }
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-  int status = pclose(p);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (status != 0 || text.empty()) {
     *err = fmt::format("'{}' cannot import opsweep, so there are no bundled registries (pass --python, or --cases FILE)",

@@ -42,7 +42,7 @@ int RunCoverage(const CoverageOptions& o) {
   }
   std::string out;
   int code = 0;
-  if (!RunAndCapture(argv, &out, &code, &err)) {
+  if (!RunAndCapture(argv, Stderr::pass_through, &out, &code, &err)) {
     fmt::print(stderr, "opsweep coverage: {}\n", err);
     return 2;
   }
