@@ -253,3 +253,21 @@ def test_fingerprint_covers_the_code_of_functions_written_in_registries():
     assert fingerprint(case("op", "g", lambda t: t + 1, x)) != fingerprint(case("op", "g", lambda t: t - 1, x))
     # installed code (torch) is named, not hashed: the versions in the job key cover it
     assert fingerprint(case("op", "g", torch.nn.functional.relu, x)) == fingerprint(case("op", "g", torch.nn.functional.relu, x))
+
+
+def test_quick_preset_reuses_the_bundled_cases_unchanged():
+    """`--preset quick` must measure the very cases of the full survey (same fingerprints), so its
+    results are valid records of the full survey and the preset never drifts from it."""
+    import importlib
+    import os
+
+    presets = os.path.join(os.path.dirname(importlib.import_module("opsweep.registries.kornia").__file__), "presets")
+    quick = {lc.case.name: lc.fingerprint for lc in load_registries([os.path.join(presets, "quick.py")])}
+    import opsweep.registries.kornia.presets.quick as q
+
+    full = {}
+    for source in q._SOURCES:
+        for lc in load_registries([os.path.join(os.path.dirname(presets), source)]):
+            full[lc.case.name] = lc.fingerprint
+    assert len(quick) == len(q.QUICK) >= 30
+    assert {n: full[n] for n in quick} == quick
