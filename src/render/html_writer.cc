@@ -79,11 +79,7 @@ class Page {
 
   void Overview() {
     out_ += "<main id=\"top\">\n<h1>" + E(vm_.title) + "</h1>\n";
-    out_ += fmt::format(
-        "<p class=\"lede\">Every surveyed public operator of {} {} was run with concrete inputs "
-        "through each capture path and its output compared with eager PyTorch. Measured, not "
-        "guessed: snapshot of {}.</p>\n",
-        E(vm_.library_name), E(vm_.library_version), E(vm_.generated));
+    out_ += "<p class=\"lede\">" + E(vm_.lede) + "</p>\n";
     out_ += "<section class=\"cards\" aria-label=\"Supported per path\">\n";
     for (std::size_t p = 0; p < vm_.paths.size(); ++p) {
       const PathCount& card = vm_.cards[p];

@@ -77,11 +77,7 @@ class MarkdownPage {
         "snapshot and render again. -->\n\n",
         MarkdownEscape(vm_.generated));
     out_ += "# " + MarkdownEscape(vm_.title) + "\n\n";
-    out_ += fmt::format(
-        "Every surveyed public operator of {} {} was run with concrete inputs through each capture "
-        "path and its output compared with eager PyTorch (snapshot of {}).\n\n",
-        MarkdownEscape(vm_.library_name), MarkdownEscape(vm_.library_version),
-        MarkdownEscape(vm_.generated));
+    out_ += MarkdownEscape(vm_.lede) + "\n\n";
     Cards();
     Legend();
     Summary();

@@ -98,10 +98,7 @@ class RstPage {
         OneLine(vm_.generated));
     out_ += ".. _opsweep-export-support:\n\n";
     Title(&out_, RstEscape(vm_.title), '=');
-    out_ += fmt::format(
-        "Every surveyed public operator of {} {} was run with concrete inputs through each capture "
-        "path and its output compared with eager PyTorch (snapshot of {}).\n\n",
-        RstEscape(vm_.library_name), RstEscape(vm_.library_version), RstEscape(vm_.generated));
+    out_ += RstEscape(vm_.lede) + "\n\n";
     Cards();
     Environment();
     Legend();

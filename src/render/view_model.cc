@@ -274,6 +274,10 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
   vm.library_name = OneLine(snapshot.library_name);
   vm.library_version = OneLine(snapshot.library_version);
   vm.generated = OneLine(snapshot.generated);
+  vm.lede = fmt::format(
+      "Every surveyed public operator of {} {} was run with concrete inputs through each capture path and its "
+      "output compared with eager PyTorch (snapshot of {}).",
+      vm.library_name, vm.library_version, vm.generated);
   vm.tool = OneLine(snapshot.tool_version.empty() ? snapshot.tool_name
                                                   : snapshot.tool_name + " " + snapshot.tool_version);
   vm.title = fmt::format("{} {}: {} support", vm.library_name, vm.library_version,

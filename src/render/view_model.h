@@ -148,6 +148,7 @@ struct ViewModel {
   std::string library_name;
   std::string library_version;
   std::string generated;
+  std::string lede;  // the opening sentence every format shows under the title (plain text)
   std::string tool;  // "opsweep 0.1.0" (the tool that merged the snapshot)
   std::vector<PathView> paths;
   std::vector<PathCount> cards;  // one per path
