@@ -42,15 +42,43 @@ LIBRARY = {
             return double(x) + x
     """,
     "extra/__init__.py": """
-        from tinylib.extra.more import shift, Config
-        __all__ = ["shift", "Config"]
+        from tinylib.extra.more import shift, Config, Settings, Callable_, Pair, ExportMixin, BaseFilter
+        __all__ = ["shift", "Config", "Settings", "Callable_", "Pair", "ExportMixin", "BaseFilter"]
     """,
     "extra/more.py": """
+        import dataclasses
+        from typing import NamedTuple
+
+        import torch
+
         def shift(x):
             return x + 1
 
         class Config:
             pass
+
+        @dataclasses.dataclass
+        class Settings:  # data: a type, not an operator
+            size: int = 3
+
+        @dataclasses.dataclass
+        class Callable_:  # a dataclass that computes when called: an operator
+            k: int = 2
+
+            def __call__(self, x):
+                return x * self.k
+
+        class Pair(NamedTuple):
+            a: int
+            b: int
+
+        class ExportMixin:
+            def to_file(self):
+                return None
+
+        class BaseFilter(torch.nn.Module):
+            def forward(self, x):
+                raise NotImplementedError
     """,
 }
 
@@ -65,7 +93,10 @@ CASES = [
     case("Scale", "ops", tinylib.Scale(), [torch.ones(2)]),
     case("shift", "extra", shift, [torch.ones(2)], skip="a reason a user accepts"),
 ]
-NOT_SURVEYED = {"tinylib.extra.Config": "a configuration holder; no tensor work"}
+NOT_SURVEYED = {
+    "tinylib.extra.Config": "a configuration holder; no tensor work",
+    "tinylib.extra.Settings": "a dataclass, which coverage sets aside by itself: this entry is stale",
+}
 """
 
 
@@ -90,25 +121,39 @@ def test_coverage_counts_cases_skips_and_lists_the_rest(binary, tmp_path):
     proc = _coverage(binary, reg, env, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    # public: double, halve, Scale, shift, Config (not _private, not the exception, not the
-    # deprecated alias `triple`, whose target `double` is counted instead)
-    assert report["total"] == 5
+    # public operators: double, halve, Scale, shift, Config, Callable_ (not _private, not the
+    # deprecated alias `triple`, whose target `double` is counted instead; not the types)
+    assert report["total"] == 6
     assert report["covered"] == 2  # double, Scale (a module instance counts for its class)
     assert [s["name"] for s in report["skipped"]] == ["tinylib.extra.shift"]
     assert [s["name"] for s in report["not_surveyed"]] == ["tinylib.extra.Config"]
-    assert [m["name"] for m in report["missing"]] == ["tinylib.halve"]
-    assert abs(report["share"] - 3 / 5) < 1e-9
+    assert [m["name"] for m in report["missing"]] == ["tinylib.extra.Callable_", "tinylib.halve"]
+    assert abs(report["share"] - 3 / 6) < 1e-9
+    # types are set aside by what they are, and listed so the denominator can be audited
+    assert report["not_operators"] == [
+        {"kind": "base class", "name": "tinylib.extra.BaseFilter"},
+        {"kind": "dataclass", "name": "tinylib.extra.Settings"},
+        {"kind": "exception", "name": "tinylib.Error"},
+        {"kind": "mixin", "name": "tinylib.extra.ExportMixin"},
+        {"kind": "named tuple", "name": "tinylib.extra.Pair"},
+    ]
+    assert report["stale_not_surveyed"] == ["tinylib.extra.Settings"]
 
 
 def test_coverage_text_report_and_min_gate(binary, tmp_path):
     reg, env = _setup(tmp_path)
     proc = _coverage(binary, reg, env)
     assert proc.returncode == 0, proc.stderr
-    assert "3 of 5 public callables have a case (60.0%)" in proc.stdout
+    assert "3 of 6 public callables have a case (50.0%)" in proc.stdout
+    assert "not counted: 5 public types that are not operators (1 base class, 1 dataclass, 1 exception, " \
+           "1 mixin, 1 named tuple)" in proc.stdout
     assert "tinylib.halve" in proc.stdout.split("No case yet:")[1]
+    assert proc.stderr.strip().splitlines() == [
+        "opsweep coverage: warning: NOT_SURVEYED lists 'tinylib.extra.Settings', which is not a public operator of tinylib"
+    ]
     gated = _coverage(binary, reg, env, "--min", "98")
     assert gated.returncode == 1
-    assert gated.stderr.strip().splitlines() == ["opsweep coverage: 60.0% covered, below --min 98.0%"]
+    assert gated.stderr.strip().splitlines()[-1] == "opsweep coverage: 50.0% covered, below --min 98.0%"
 
 
 def test_coverage_of_a_broken_registry_is_one_line(binary, tmp_path):

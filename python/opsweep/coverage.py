@@ -13,24 +13,31 @@ share is reproducible:
 * not deprecated aliases (callables defined in a module named `*deprecated*`, such as kornia's
   top-level `kornia.tensor_to_image` forwarding to `kornia.image.tensor_to_image`): their targets
   are counted instead;
-* not exceptions, enums, abstract classes, or classes whose name ends in "Base" / "Base2D" /
-  "Base3D" (bases are surveyed through their subclasses).
+* operators only, not types: exceptions, enums, abstract classes and bases (a name that starts
+  with "Base" or ends in "Base" / "Base2D" / "Base3D"; surveyed through their subclasses),
+  mixins that are not modules, named tuples, and dataclasses that are neither modules nor callable
+  (configuration and result holders). The rule reads the class, never the registries, and the
+  report lists every type it set aside (`not_operators`) so the denominator can be audited.
 
 A callable is covered when a case targets it: the case's target itself, the class of a module
 instance, or the object a wrapper names in its `__opsweep_target__` attribute. A case with `skip`
 covers its target too, with that reason shown. A registry may also list callables it deliberately
-leaves out: `NOT_SURVEYED = {"kornia.io.load_image": "reads a file; not a tensor operator", ...}`.
+leaves out: `NOT_SURVEYED = {"kornia.io.load_image": "reads a file; not a tensor operator", ...}`;
+an entry naming no public operator (a typo, a type, a callable the library removed) is reported
+as `stale_not_surveyed` so the lists cannot silently rot.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import enum
 import importlib
 import inspect
 import json
 import os
 import pkgutil
+import re
 import sys
 import warnings
 from typing import Any
@@ -39,24 +46,43 @@ from opsweep.case import RegistryError
 from opsweep.registry import _module_name, load_registries
 
 
-def _is_public_callable(obj: Any, library: str) -> bool:
+def _not_an_operator(obj: Any) -> str | None:
+    """Why a public class is a type rather than an operator, or None. Types are data (dataclasses
+    and named tuples that hold configuration or results), behaviour meant to be mixed in, bases
+    surveyed through their subclasses, exceptions and enums. Judged from the class itself, never
+    from whether a case exists, so the count cannot be steered by the registries."""
+    if not inspect.isclass(obj):
+        return None
+    if issubclass(obj, BaseException):
+        return "exception"
+    if issubclass(obj, enum.Enum):
+        return "enum"
+    torch = sys.modules.get("torch")
+    is_module = torch is not None and issubclass(obj, torch.nn.Module)
+    name = obj.__name__
+    if inspect.isabstract(obj) or name.endswith(("Base", "Base2D", "Base3D")) or re.match(r"Base[A-Z]", name):
+        return "base class"
+    if not is_module and name.lower().endswith("mixin"):
+        return "mixin"
+    if not is_module and issubclass(obj, tuple) and hasattr(obj, "_fields"):
+        return "named tuple"
+    if not is_module and dataclasses.is_dataclass(obj) and not any("__call__" in vars(k) for k in obj.__mro__[:-1]):
+        return "dataclass"
+    return None
+
+
+def _in_library(obj: Any, library: str) -> bool:
     if obj is None or inspect.ismodule(obj) or not callable(obj):
         return False
     module = getattr(obj, "__module__", None) or ""
     if module != library and not module.startswith(library + "."):
         return False
-    if "deprecated" in module.rsplit(".", 1)[-1]:  # a deprecated alias: its target is what is counted
-        return False
-    if inspect.isclass(obj):
-        if issubclass(obj, (BaseException, enum.Enum)):
-            return False
-        if inspect.isabstract(obj) or obj.__name__.endswith(("Base", "Base2D", "Base3D")):
-            return False
-    return True
+    return "deprecated" not in module.rsplit(".", 1)[-1]  # a deprecated alias: its target is what is counted
 
 
-def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]:
-    """id(obj) -> (obj, shortest public dotted name)."""
+def public_names(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]:
+    """id(obj) -> (obj, shortest public dotted name), for every public callable defined in the
+    library: operators and types alike."""
     root = importlib.import_module(library)
     packages = [library]
     for info in pkgutil.walk_packages(root.__path__, library + "."):
@@ -79,13 +105,18 @@ def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]
                 if n.startswith("_"):  # private even when a package lists it in __all__
                     continue
                 obj = getattr(pkg, n, None)
-                if not _is_public_callable(obj, library):
+                if not _in_library(obj, library):
                     continue
                 dotted = f"{pkg_name}.{n}"
                 prev = found.get(id(obj))
                 if prev is None or (dotted.count("."), dotted) < (prev[1].count("."), prev[1]):
                     found[id(obj)] = (obj, dotted)
     return found
+
+
+def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]:
+    """The public operators: public names that are not types (see _not_an_operator)."""
+    return {k: v for k, v in public_names(library, depth).items() if _not_an_operator(v[0]) is None}
 
 
 def not_surveyed(registries: list[str]) -> dict[str, str]:
@@ -119,9 +150,17 @@ def surveyed_objects(cases) -> dict[int, list[Any]]:
 def coverage_report(library: str, registries: list[str], depth: int = 2) -> dict:
     cases = [loaded.case for loaded in load_registries(registries)]
     excluded = not_surveyed(registries)
-    public = public_callables(library, depth)
     surveyed = surveyed_objects(cases)
+    public, types = {}, []
+    for key, (obj, dotted) in public_names(library, depth).items():
+        kind = _not_an_operator(obj)
+        if kind is None:
+            public[key] = (obj, dotted)
+        else:
+            types.append({"name": dotted, "kind": kind})
     covered, skipped, missing, listed = [], [], [], []
+    operator_names = {dotted for _, dotted in public.values()}
+    stale = sorted(n for n in excluded if n not in operator_names)
     for key, (obj, dotted) in sorted(public.items(), key=lambda kv: kv[1][1]):
         hits = surveyed.get(key, [])
         if hits:
@@ -143,6 +182,8 @@ def coverage_report(library: str, registries: list[str], depth: int = 2) -> dict
         "skipped": skipped,
         "not_surveyed": listed,
         "missing": missing,
+        "stale_not_surveyed": stale,
+        "not_operators": sorted(types, key=lambda t: (t["kind"], t["name"])),
         "share": (len(covered) + len(skipped)) / total if total else 1.0,
         "probed_share": len(covered) / total if total else 1.0,
         "accounted": (len(covered) + len(skipped) + len(listed)) / total if total else 1.0,

@@ -3,8 +3,10 @@
 // the library imported; this verb reports, and gates with --min.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,12 +71,25 @@ int RunCoverage(const CoverageOptions& o) {
                100.0 * report.value("share", 0.0), covered, 100.0 * report.value("probed_share", 0.0), skipped.size());
     fmt::print("  {} listed as not surveyed (with a reason), {} with neither; {} cases in all\n", listed.size(),
                missing.size(), report.value("cases", 0));
+    if (report.contains("not_operators") && !report["not_operators"].empty()) {
+      std::map<std::string, int> kinds;
+      for (const auto& t : report["not_operators"]) ++kinds[t.value("kind", "type")];
+      std::vector<std::string> parts;
+      for (const auto& [kind, n] : kinds) parts.push_back(fmt::format("{} {}", n, kind));
+      fmt::print("  not counted: {} public types that are not operators ({}); --json lists them\n",
+                 report["not_operators"].size(), fmt::join(parts, ", "));
+    }
     if (!skipped.empty()) fmt::print("\nSkipped (case with a skip reason):\n");
     for (const auto& s : skipped) fmt::print("  {:<60} {}\n", s.value("name", ""), s.value("reason", ""));
     if (!listed.empty()) fmt::print("\nNot surveyed (NOT_SURVEYED in a registry):\n");
     for (const auto& s : listed) fmt::print("  {:<60} {}\n", s.value("name", ""), s.value("reason", ""));
     if (!missing.empty()) fmt::print("\nNo case yet:\n");
     for (const auto& m : missing) fmt::print("  {:<60} {}\n", m.value("name", ""), m.value("kind", ""));
+  }
+  if (report.contains("stale_not_surveyed")) {
+    for (const auto& n : report["stale_not_surveyed"])
+      fmt::print(stderr, "opsweep coverage: warning: NOT_SURVEYED lists '{}', which is not a public operator of {}\n",
+                 n.get<std::string>(), report.value("library", o.library));
   }
   const double percent = 100.0 * report.value("share", 0.0);
   if (percent + 1e-9 < o.min_percent) {

@@ -22,9 +22,9 @@ Not surveyed:
 - ``RandomDissolving``: needs the optional ``diffusers`` package and Stable Diffusion weights downloaded
   from the Hugging Face Hub. Both of its cases are present with that skip reason.
 - ``kornia.augmentation.utils``: its ``__all__`` lists 27 underscore-named internal helpers (argument
-  validation, shape bookkeeping, samplers) plus ``deepcopy_dict`` and ``override_parameters`` (Python dict
-  helpers). None of them is a tensor operator a user calls; all run inside the augmentation cases here. They
-  are listed with reasons in ``NOT_SURVEYED`` at the end of this file.
+  validation, shape bookkeeping, samplers; never public, whatever ``__all__`` says, so ``opsweep coverage``
+  does not count them) plus ``deepcopy_dict`` and ``override_parameters`` (Python dict helpers, listed with
+  reasons in ``NOT_SURVEYED`` at the end of this file). All of them run inside the augmentation cases here.
 - ``kornia.augmentation.random_generator.is_exporting``: ``kornia.core.utils.is_exporting`` re-exported;
   it returns a Python bool.
 
@@ -1300,42 +1300,7 @@ CASES.append(
 # deliberately not surveyed (read by opsweep.coverage)
 # ----------------------------------------------------------------------------------------------------------
 
-_UTILS_REASON = (
-    "internal helper of kornia.augmentation.utils (underscore name; the subpackage calls itself internal): "
-    "argument validation and shape bookkeeping that runs inside every augmentation case above"
-)
-NOT_SURVEYED = {
-    f"kornia.augmentation.utils.{_n}": _UTILS_REASON
-    for _n in (
-        "_adapted_beta",
-        "_adapted_rsampling",
-        "_adapted_sampling",
-        "_adapted_uniform",
-        "_check_filter_min_size",
-        "_check_positive_int_or_traced",
-        "_common_param_check",
-        "_infer_batch_shape",
-        "_infer_batch_shape3d",
-        "_joint_range_check",
-        "_pad_with_fill",
-        "_range_bound",
-        "_shape_validation",
-        "_shear_bound",
-        "_singular_range_check",
-        "_transform_input",
-        "_transform_input3d",
-        "_transform_input3d_by_shape",
-        "_transform_input_by_shape",
-        "_transform_output_shape",
-        "_truncate_to_start",
-        "_tuple_range_reader",
-        "_validate_input",
-        "_validate_input3d",
-        "_validate_input_dtype",
-        "_validate_input_shape",
-        "_validate_shape",
-    )
-}
+NOT_SURVEYED = {}
 NOT_SURVEYED["kornia.augmentation.utils.deepcopy_dict"] = "copies a Python dict of parameters; not a tensor operator"
 NOT_SURVEYED["kornia.augmentation.utils.override_parameters"] = "merges Python dicts of parameters; not a tensor operator"
 NOT_SURVEYED["kornia.augmentation.random_generator.is_exporting"] = (

@@ -4,7 +4,7 @@ Inputs of the inverse conversions (hsv_to_rgb, lab_to_rgb, ...) are made by the 
 seeded RGB image, so every value lies in the range the inverse expects (hue in [0, 2*pi], L in [0, 100],
 ...). YUV 4:2:0 / 4:2:2 and Bayer images use the 32x40 size, which is even in both directions.
 
-Not surveyed:
+Types, not operators (``opsweep coverage`` sets them aside and lists them under ``not_operators``):
     kornia.color.CFA           an enum (Bayer pattern); surveyed as the `cfa` argument of raw_to_rgb & co.
     kornia.color.ColorMapType  an enum (palette name); surveyed as the `base` of ColorMap / apply_colormap.
     kornia.color.RGBColor      a NamedTuple of three floats (a palette entry); no tensor computation.
@@ -23,11 +23,7 @@ from opsweep.registries.kornia._common import batch, gray, img, rand, rgba
 
 G = "color"
 
-NOT_SURVEYED = {
-    "kornia.color.CFA": "an enum naming the Bayer pattern; surveyed as the cfa argument of raw_to_rgb, rgb_to_raw, ...",
-    "kornia.color.ColorMapType": "an enum naming a palette; surveyed as the base of ColorMap and apply_colormap",
-    "kornia.color.RGBColor": "a NamedTuple of three floats (one palette entry); no tensor computation",
-}
+NOT_SURVEYED: dict = {}
 
 
 class _Call(nn.Module):

@@ -29,9 +29,7 @@ from opsweep.registries.kornia._common import batch, detector_image, gray, img, 
 GE = "enhance"
 GM = "morphology"
 
-NOT_SURVEYED = {
-    "kornia.enhance.ThresholdType": "an enum; surveyed as the type argument of threshold and Threshold",
-}
+NOT_SURVEYED: dict = {}  # ThresholdType is an enum (a type, not counted); surveyed as threshold's `type` argument
 
 
 class _Call(nn.Module):

@@ -4,6 +4,7 @@ Not surveyed (also listed in NOT_SURVEYED below, read by ``opsweep coverage``):
     KORNIA_CHECK_LAF      a validation helper that returns a Python bool (or raises); no tensor graph.
     adalam.get_adalam_default_config
                           returns a configuration dict; no tensors.
+Types, not operators (dataclasses; ``opsweep coverage`` sets them aside under ``not_operators``):
     ALIKEDFeatures        a plain result container (keypoints, descriptors, scores) that ALIKED returns; it
                           computes nothing. Its tensors are compared through the ALIKED cases.
     DISKFeatures          the same for DISK; compared through the DISK cases.
@@ -11,8 +12,8 @@ Not surveyed (also listed in NOT_SURVEYED below, read by ``opsweep coverage``):
                           PyTorch graph to capture and nothing may be downloaded.
 
 Counting (``opsweep coverage --library kornia``, depth 2: the ``__all__`` of kornia.feature and of its
-sub-packages, de-duplicated by identity): 93 public callables; 88 have probed cases, OnnxLightGlue a skipped case,
-and the 4 above are listed in NOT_SURVEYED (none of them computes a tensor). Every operator has its default form
+sub-packages, de-duplicated by identity): 91 public operators; 88 have probed cases, OnnxLightGlue a skipped case,
+and the 2 functions above are listed in NOT_SURVEYED (neither computes a tensor). Every operator has its default form
 first (where that form downloads weights or runs past the time budget, the note says what differs).
 
 No case downloads weights. Networks are built with ``pretrained=False`` (random initialisation; the graph
@@ -43,10 +44,6 @@ from opsweep import case
 
 NOT_SURVEYED = {
     "kornia.feature.KORNIA_CHECK_LAF": "a validation helper returning a Python bool (or raising): no tensor output",
-    "kornia.feature.ALIKEDFeatures": "a result container that ALIKED returns; it computes nothing (compared "
-    "through the ALIKED cases)",
-    "kornia.feature.DISKFeatures": "a result container that DISK returns; it computes nothing (compared through the "
-    "DISK cases)",
     "kornia.feature.adalam.get_adalam_default_config": "returns AdaLAM's default configuration dict: no tensors",
 }
 

@@ -9,7 +9,10 @@ rotation matrices, flows, disparities with valid masks, and boxes with x2 > x1, 
 Callables that are not tensor operators are kept as skipped cases with the reason (they read files,
 download, query the machine, or run ONNX Runtime), so the page shows them and says why.
 
-Not surveyed (no case at all; each is also listed in NOT_SURVEYED below):
+Not surveyed (no case at all): kornia.deprecated (a decorator) and the removed kornia.to_jax / to_numpy /
+to_tensorflow, listed with reasons in NOT_SURVEYED below.
+
+Types, not operators (``opsweep coverage`` sets mixins and dataclasses aside under ``not_operators``):
     kornia.core.ImageModuleMixIn   a mixin without forward; surveyed through core.ImageModule.
     kornia.core.ONNXExportMixin    a mixin whose to_onnx() is itself an ONNX exporter writing a file.
     kornia.core.ONNXRuntimeMixin   a mixin that wraps an ONNX Runtime session (numpy in/out).
@@ -69,13 +72,6 @@ NOT_SURVEYED = {
     "kornia.to_jax": "removed in kornia 0.9.0: calling it raises RuntimeError (the transpiler is gone)",
     "kornia.to_numpy": "removed in kornia 0.9.0: calling it raises RuntimeError (the transpiler is gone)",
     "kornia.to_tensorflow": "removed in kornia 0.9.0: calling it raises RuntimeError (the transpiler is gone)",
-    "kornia.core.ImageModuleMixIn": "a mixin without forward; its conversions are surveyed through core.ImageModule",
-    "kornia.core.ONNXExportMixin": "a mixin whose to_onnx() is itself an ONNX exporter writing a file",
-    "kornia.core.ONNXRuntimeMixin": "a mixin that wraps an ONNX Runtime session on numpy arrays; not a torch operator",
-    "kornia.core.ONNXMixin": "ONNXExportMixin plus ONNXRuntimeMixin; see those",
-    "kornia.image.ImageSize": "a metadata dataclass (height, width) used by the Image and camera cases; no tensor computation",
-    "kornia.image.ImageLayout": "a metadata dataclass (size, channels, order) used by the Image cases; no tensor computation",
-    "kornia.image.PixelFormat": "a metadata dataclass (colour space, bit depth) used by the Image cases; no tensor computation",
 }
 
 
