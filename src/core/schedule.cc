@@ -5,6 +5,11 @@
 
 namespace opsweep {
 
+namespace {
+// Durations below this are timer noise; a ratio against them means nothing.
+constexpr double kMinRatioBase = 0.01;
+}  // namespace
+
 double DefaultExpectedSeconds(std::string_view path) {
   if (path == "onnx") return 4;
   if (path == "export") return 3;
@@ -12,9 +17,49 @@ double DefaultExpectedSeconds(std::string_view path) {
   return 5;
 }
 
-double ExpectedSeconds(std::string_view path, std::optional<double> previous_duration_s) {
-  if (previous_duration_s && *previous_duration_s >= 0) return *previous_duration_s;
-  return DefaultExpectedSeconds(path);
+void DurationModel::Add(const std::string& case_name, const std::string& path, double seconds) {
+  if (!(seconds >= 0)) return;
+  by_case_[case_name][path] = seconds;
+  ratios_.clear();
+}
+
+std::optional<std::pair<double, size_t>> DurationModel::Ratio(const std::string& to, const std::string& from) const {
+  auto key = std::make_pair(to, from);
+  if (auto it = ratios_.find(key); it != ratios_.end()) return it->second;
+  std::vector<double> r;
+  for (const auto& [name, paths] : by_case_) {
+    auto t = paths.find(to);
+    auto f = paths.find(from);
+    if (t == paths.end() || f == paths.end() || f->second < kMinRatioBase) continue;
+    r.push_back(t->second / f->second);
+  }
+  std::optional<std::pair<double, size_t>> out;
+  if (r.size() >= kMinRatioPairs) {
+    std::sort(r.begin(), r.end());
+    const size_t n = r.size();
+    const double median = n % 2 == 1 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+    out = std::make_pair(median, n);
+  }
+  ratios_[key] = out;
+  return out;
+}
+
+double DurationModel::Expected(const std::string& case_name, const std::string& path) const {
+  auto c = by_case_.find(case_name);
+  if (c == by_case_.end()) return DefaultExpectedSeconds(path);
+  if (auto own = c->second.find(path); own != c->second.end()) return own->second;
+  // Another path of the same case, through the best-supported ratio (most pairs; ties: path name).
+  std::optional<double> best;
+  size_t best_pairs = 0;
+  for (const auto& [from, seconds] : c->second) {
+    if (seconds < kMinRatioBase) continue;
+    auto ratio = Ratio(path, from);
+    if (ratio && ratio->second > best_pairs) {
+      best = seconds * ratio->first;
+      best_pairs = ratio->second;
+    }
+  }
+  return best ? *best : DefaultExpectedSeconds(path);
 }
 
 std::vector<size_t> LongestFirst(const std::vector<double>& expected) {

@@ -1,9 +1,19 @@
 // Scheduling order: longest expected job first (lit's habit), so the slow jobs start early and the
-// cores stay busy to the end. The expected duration of a job is its previous measured duration
-// from the store, else a per-path default.
+// cores stay busy to the end. The same expectations weight the progress ETA.
+//
+// The expected duration of a job comes from what the store already holds:
+//   1. its own previous measured duration;
+//   2. else the case's duration on another path, scaled by the median ratio between the two paths
+//      over the cases measured on both (at least kMinRatioPairs of them): a case that took 40 s to
+//      export to ONNX is expected to be slow under torch.compile too;
+//   3. else a per-path default.
 #pragma once
+#include <cstddef>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace opsweep {
@@ -11,7 +21,24 @@ namespace opsweep {
 // Defaults when a job has never run: onnx 4 s, export 3 s, compile 20 s, any other path 5 s.
 double DefaultExpectedSeconds(std::string_view path);
 
-double ExpectedSeconds(std::string_view path, std::optional<double> previous_duration_s);
+class DurationModel {
+ public:
+  static constexpr size_t kMinRatioPairs = 5;
+
+  // Adds one measured duration (negative durations are ignored).
+  void Add(const std::string& case_name, const std::string& path, double seconds);
+
+  // The expected seconds of (case, path) by the rules above.
+  double Expected(const std::string& case_name, const std::string& path) const;
+
+  // The median ratio path `to` / path `from` over cases measured on both, and how many cases that
+  // is; nullopt below kMinRatioPairs.
+  std::optional<std::pair<double, size_t>> Ratio(const std::string& to, const std::string& from) const;
+
+ private:
+  std::map<std::string, std::map<std::string, double>> by_case_;  // case -> path -> seconds
+  mutable std::map<std::pair<std::string, std::string>, std::optional<std::pair<double, size_t>>> ratios_;
+};
 
 // Indices of `expected` ordered longest first; ties keep their original (plan) order.
 std::vector<size_t> LongestFirst(const std::vector<double>& expected);

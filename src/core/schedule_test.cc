@@ -5,17 +5,66 @@
 namespace opsweep {
 namespace {
 
-TEST(ExpectedSeconds, PrefersThePreviousDuration) {
-  EXPECT_EQ(ExpectedSeconds("compile", std::nullopt), 20);
-  EXPECT_EQ(ExpectedSeconds("onnx", std::nullopt), 4);
-  EXPECT_EQ(ExpectedSeconds("export", std::nullopt), 3);
-  EXPECT_EQ(ExpectedSeconds("dynamic", std::nullopt), 5);
-  EXPECT_EQ(ExpectedSeconds("compile", 0.5), 0.5);
+TEST(DefaultExpectedSeconds, PerPath) {
+  EXPECT_EQ(DefaultExpectedSeconds("compile"), 20);
+  EXPECT_EQ(DefaultExpectedSeconds("onnx"), 4);
+  EXPECT_EQ(DefaultExpectedSeconds("export"), 3);
+  EXPECT_EQ(DefaultExpectedSeconds("dynamic"), 5);
 }
 
 TEST(LongestFirst, SortsDescendingAndKeepsTiesInPlanOrder) {
   EXPECT_EQ(LongestFirst({1, 5, 3, 5, 0}), (std::vector<size_t>{1, 3, 2, 0, 4}));
   EXPECT_TRUE(LongestFirst({}).empty());
+}
+
+}  // namespace
+}  // namespace opsweep
+
+namespace opsweep {
+namespace {
+
+DurationModel FiveCasesCompileTwiceOnnx() {
+  DurationModel m;
+  for (int i = 1; i <= 5; ++i) {
+    m.Add("c" + std::to_string(i), "onnx", i);
+    m.Add("c" + std::to_string(i), "compile", 2.0 * i);
+  }
+  return m;
+}
+
+TEST(DurationModel, OwnDurationFirst) {
+  DurationModel m = FiveCasesCompileTwiceOnnx();
+  EXPECT_EQ(m.Expected("c3", "compile"), 6);
+  EXPECT_EQ(m.Expected("c3", "onnx"), 3);
+}
+
+TEST(DurationModel, ScalesAnotherPathByTheMedianRatio) {
+  DurationModel m = FiveCasesCompileTwiceOnnx();
+  m.Add("slow", "onnx", 40);
+  EXPECT_EQ(m.Ratio("compile", "onnx"), std::make_pair(2.0, size_t{5}));
+  EXPECT_EQ(m.Expected("slow", "compile"), 80);  // 40 s to ONNX: slow under compile too
+  EXPECT_EQ(m.Expected("unknown", "compile"), 20);  // nothing known: the default
+  EXPECT_EQ(m.Expected("slow", "export"), 3);       // no export measured anywhere: the default
+}
+
+TEST(DurationModel, TooFewPairsOrNoiseGivesTheDefault) {
+  DurationModel m;
+  for (int i = 1; i <= 4; ++i) {
+    m.Add("c" + std::to_string(i), "onnx", i);
+    m.Add("c" + std::to_string(i), "compile", 3.0 * i);
+  }
+  m.Add("slow", "onnx", 40);
+  EXPECT_EQ(m.Ratio("compile", "onnx"), std::nullopt);  // 4 pairs < kMinRatioPairs
+  EXPECT_EQ(m.Expected("slow", "compile"), 20);
+  m.Add("c5", "onnx", 0.001);  // below the noise floor: not a pair
+  m.Add("c5", "compile", 9);
+  EXPECT_EQ(m.Ratio("compile", "onnx"), std::nullopt);
+  m.Add("c6", "onnx", 2);
+  m.Add("c6", "compile", 6);
+  EXPECT_EQ(m.Ratio("compile", "onnx"), std::make_pair(3.0, size_t{5}));  // the cache follows Add
+  EXPECT_EQ(m.Expected("slow", "compile"), 120);
+  m.Add("bad", "onnx", -1);  // ignored
+  EXPECT_EQ(m.Expected("bad", "compile"), 20);
 }
 
 }  // namespace

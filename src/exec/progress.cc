@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace opsweep {
@@ -13,9 +14,9 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{}s", s);
 }
 
-Progress::Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused)
+Progress::Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused, double expected_total_s)
     : terminal_(terminal), clock_(clock), tty_(terminal->IsTty()), total_(total), reused_(reused),
-      started_(clock->Now()) {}
+      expected_total_s_(expected_total_s), started_(clock->Now()) {}
 
 std::string Progress::Counts() const {
   std::string out;
@@ -36,6 +37,9 @@ std::string Progress::StatusText() {
   if (done_ > 0 && elapsed > 0) {
     double per_min = 60.0 * static_cast<double>(done_) / elapsed;
     double eta = static_cast<double>(total_ - done_) * elapsed / static_cast<double>(done_);
+    if (expected_total_s_ > 0 && expected_done_s_ > 0) {
+      eta = std::max(0.0, expected_total_s_ - expected_done_s_) * elapsed / expected_done_s_;
+    }
     text += fmt::format(" | {:.1f} jobs/min | ETA {}", per_min, FormatDuration(eta));
   } else {
     text += " | ETA --";
@@ -58,8 +62,9 @@ void Progress::Draw() {
   last_draw_ = now;
 }
 
-void Progress::OnOutcome(std::string_view status) {
+void Progress::OnOutcome(std::string_view status, double expected_s) {
   ++done_;
+  if (expected_s > 0) expected_done_s_ += expected_s;
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (kStatuses[i] == status) ++counts_[i];
   }

@@ -1,6 +1,10 @@
 // Progress of a run on stderr. On a TTY: one live status line redrawn in place (\r) with done/total,
 // per-status counts, jobs/min and an ETA. Elsewhere (CI logs): a plain line every ~10 s or every 5%
 // of the jobs, whichever comes first. Always: a final summary line.
+//
+// The ETA weighs jobs by their expected seconds (core/schedule.h) when the caller gives them: jobs run
+// longest first, so counting jobs alone would promise a slow finish early on. It is the expected
+// seconds still to run times the measured wall seconds per expected second so far.
 #pragma once
 #include <array>
 #include <string>
@@ -17,9 +21,11 @@ std::string FormatDuration(double seconds);
 
 class Progress {
  public:
-  Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused);
+  // `expected_total_s`: the sum of the jobs' expected seconds, or 0 to count jobs only.
+  Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused, double expected_total_s = 0);
 
-  void OnOutcome(std::string_view status);
+  // One job ended; `expected_s` is what it was expected to take (0 when unknown).
+  void OnOutcome(std::string_view status, double expected_s = 0);
   void Tick();
   // The final line; `ending` is "" for a completed run, else e.g. "interrupted".
   void Finish(std::string_view ending);
@@ -37,6 +43,8 @@ class Progress {
   size_t total_;
   size_t reused_;
   size_t done_ = 0;
+  double expected_total_s_;
+  double expected_done_s_ = 0;
   std::array<size_t, std::size(kStatuses)> counts_{};
   double started_;
   double last_draw_ = -1e9;

@@ -29,6 +29,21 @@ TEST(Progress, TtyRedrawsOneLineWithCountsRateAndEta) {
   EXPECT_EQ(term.out, "\r\x1b[Kopsweep run: 2 of 4 jobs ran (ok 1, crash 1); 1 reused from earlier runs; wall 1m00s\n");
 }
 
+TEST(Progress, EtaWeighsJobsByTheirExpectedSeconds) {
+  FakeClock clock;
+  FakeTerminal term(false);
+  // Longest first: one 90 s job, then nine 1 s jobs (99 expected seconds in all).
+  Progress p(&term, &clock, 10, 0, 99);
+  clock.Advance(90);
+  p.OnOutcome("ok", 90);
+  // Counting jobs would say 9 x 90 s = 13m30s; the weights say 9 s are left at the pace so far.
+  EXPECT_NE(p.StatusText().find("ETA 9s"), std::string::npos) << p.StatusText();
+  clock.Advance(9);  // the rest ran twice as slow as expected: 3 of 9 expected seconds in 9 s
+  for (int i = 0; i < 3; ++i) p.OnOutcome("ok", 1);
+  // 93 expected seconds took 99 s; 6 expected seconds remain: 6 * 99 / 93 = 6.4 s.
+  EXPECT_NE(p.StatusText().find("ETA 6s"), std::string::npos) << p.StatusText();
+}
+
 TEST(Progress, PlainOutputPrintsEveryFivePercentOrTenSeconds) {
   FakeClock clock;
   FakeTerminal term(false);

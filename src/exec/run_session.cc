@@ -19,6 +19,7 @@ struct PendingJob {
   std::string path;
   JobKey key;
   std::optional<StoredJob> stored;
+  double expected_s = 0;
 };
 
 class StoringObserver : public RunObserver {
@@ -41,7 +42,7 @@ class StoringObserver : public RunObserver {
     r.run_id = run_id_;
     r.finished = clock_->UtcIso();
     if (!store_->PutResult(r, err)) return false;
-    progress_->OnOutcome(outcome.status);
+    progress_->OnOutcome(outcome.status, job.expected_s);
     return true;
   }
   void OnTick() override { progress_->Tick(); }
@@ -81,8 +82,10 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   std::vector<StoredResult> stored_rows;
   if (!store_->LoadResults(&stored_rows, err)) return fail(*err);
   std::map<std::pair<std::string, std::string>, StoredJob> stored;
+  DurationModel durations;
   for (const auto& r : stored_rows) {
     stored[{r.case_name, r.path}] = StoredJob{r.job_key, r.key_fields_json, r.status, r.attempts, r.duration_s};
+    durations.Add(r.case_name, r.path, r.duration_s);
   }
 
   std::vector<PendingJob> pending;
@@ -90,16 +93,13 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   for (const PlannedJob& p : plan) {
     PendingJob job{p.case_name, p.path, ComputeJobKey(inventory[p.case_index].fingerprint, p.path, env), std::nullopt};
     auto it = stored.find({p.case_name, p.path});
-    std::optional<double> previous;
-    if (it != stored.end()) {
-      job.stored = it->second;
-      previous = it->second.duration_s;
-    }
+    if (it != stored.end()) job.stored = it->second;
     if (!DecideRerun(job.stored, job.key, request.retry).run) {
       ++summary->reused;
       continue;
     }
-    expected.push_back(ExpectedSeconds(p.path, previous));
+    job.expected_s = durations.Expected(p.case_name, p.path);
+    expected.push_back(job.expected_s);
     pending.push_back(std::move(job));
   }
   std::vector<PendingJob> ordered;
@@ -131,7 +131,9 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
                                jobs.size(), summary->reused,
                                request.setup_note.empty() ? "" : "; " + request.setup_note));
 
-  Progress progress(terminal_, clock_, jobs.size(), summary->reused);
+  double expected_total = 0;
+  for (double e : expected) expected_total += e;
+  Progress progress(terminal_, clock_, jobs.size(), summary->reused, expected_total);
   StoringObserver observer(store_, clock_, &progress, &ordered, run_id);
   std::string run_err;
   end = supervisor_->Run(jobs, &observer, &run_err);
