@@ -578,9 +578,10 @@ add(case("SIFTFeatureScaleSpace[upright,no_root]", G_INT,
 add(case("LocalFeature", G_INT,
          KF.LocalFeature(KF.ScaleSpaceDetector(64), KF.LAFDescriptor(KF.SIFTDescriptor(32))).eval(), [DET]))
 add(case("LocalFeature[scaling_coef=2,hardnet]", G_INT,
-         KF.LocalFeature(KF.ScaleSpaceDetector(64, resp_module=KF.CornerGFTT()),
+         KF.LocalFeature(KF.ScaleSpaceDetector(4, resp_module=KF.CornerGFTT()),
                          KF.LAFDescriptor(KF.HardNet(False)), 2.0).eval(), [DET],
-         note="random-init HardNet"))
+         note="random-init HardNet; 4 features, all real corners (more would leave padding slots, whose constant "
+         "patches HardNet's per-patch normalisation turns into noise)"))
 
 
 def _ss_detector(num_features, resp, upright, aff, dog=False):
@@ -618,12 +619,22 @@ _INTEGRATED = {
     "KeyNetHardNet": lambda n, up: (_keynet_det(n, up, None), _hardnet_desc(), 1.0),
     "KeyNetAffNetHardNet": lambda n, up: (_keynet_det(n, up, _affnet()), _hardnet_desc(), 1.0),
 }
+# Feature counts: on DET these detectors find 12 (KeyNet+AffNet) to 42 (Hessian) keypoints. Asking for more
+# fills the rest with padding slots whose patches are constant, and HardNet's per-patch normalisation
+# ((x - mean) / (std + eps)) turns a constant patch into rounding noise: 1e-6 of input noise moves 89% of
+# such descriptors by up to 0.28. So the cases ask for 8 (6 upright) and every slot is a real keypoint
+# (the scale-space detectors share the count out over octaves: asking for 12 gives only 10 real ones).
+_PADDING_NOTE = {
+    "KeyNetHardNet": "; random-init KeyNet fires nowhere (all responses 0 on every input tried), so every slot is "
+    "padding and its HardNet descriptors are rounding noise: a mismatch here says nothing about capture",
+}
 for _name, _build in _INTEGRATED.items():
     _cls = getattr(KF, _name)
-    add(case(_name, G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(128, False)), [DET],
-             note=_NOTE_ASM.format(_name) + "; 128 features"))
-    add(case(f"{_name}[upright]", G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(64, True)), [DET],
-             note=_NOTE_ASM.format(_name) + "; upright, 64 features"))
+    _extra = _PADDING_NOTE.get(_name, "")
+    add(case(_name, G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(8, False)), [DET],
+             note=_NOTE_ASM.format(_name) + "; 8 features, all real keypoints" * (not _extra) + _extra))
+    add(case(f"{_name}[upright]", G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(6, True)), [DET],
+             note=_NOTE_ASM.format(_name) + "; upright, 6 features, all real keypoints" * (not _extra) + _extra))
 
 
 class _LFMCall(nn.Module):
