@@ -609,6 +609,16 @@ def _keynet_det(num_features, upright, aff):
     return KF.KeyNetDetector(False, num_features=num_features, ori_module=ori, aff_module=aff)
 
 
+def _firing(det):
+    """KeyNet's last layer is conv + ReLU. In KeyNetHardNet's random draw that conv is negative on every
+    pixel, so every response is 0, the detector finds nothing and the descriptors describe padding. Negating
+    that conv (another draw from the same symmetric initialisation; the graph is unchanged) makes it fire."""
+    with torch.no_grad():
+        det.model.last_conv[0].weight.neg_()
+        det.model.last_conv[0].bias.neg_()
+    return det
+
+
 _NOTE_ASM = ("its constructor downloads pretrained weights: a genuine {} instance assembled with the same detector "
              "and descriptor modules at random initialisation (pretrained=False)")
 _INTEGRATED = {
@@ -616,7 +626,7 @@ _INTEGRATED = {
     "HesAffNetHardNet": lambda n, up: (_ss_detector(n, KF.BlobHessian(), up, _affnet()), _hardnet_desc(), 1.0),
     "DoGHardNet": lambda n, up: (_ss_detector(n, None, up, None, dog=True), _hardnet_desc(), 2.0),
     "DoGAffNetHardNet": lambda n, up: (_ss_detector(n, None, up, _affnet(), dog=True), _hardnet_desc(), 2.0),
-    "KeyNetHardNet": lambda n, up: (_keynet_det(n, up, None), _hardnet_desc(), 1.0),
+    "KeyNetHardNet": lambda n, up: (_firing(_keynet_det(n, up, None)), _hardnet_desc(), 1.0),
     "KeyNetAffNetHardNet": lambda n, up: (_keynet_det(n, up, _affnet()), _hardnet_desc(), 1.0),
 }
 # Feature counts: on DET these detectors find 12 (KeyNet+AffNet) to 42 (Hessian) keypoints. Asking for more
@@ -624,17 +634,16 @@ _INTEGRATED = {
 # ((x - mean) / (std + eps)) turns a constant patch into rounding noise: 1e-6 of input noise moves 89% of
 # such descriptors by up to 0.28. So the cases ask for 8 (6 upright) and every slot is a real keypoint
 # (the scale-space detectors share the count out over octaves: asking for 12 gives only 10 real ones).
-_PADDING_NOTE = {
-    "KeyNetHardNet": "; random-init KeyNet fires nowhere (all responses 0 on every input tried), so every slot is "
-    "padding and its HardNet descriptors are rounding noise: a mismatch here says nothing about capture",
+_EXTRA_NOTE = {
+    "KeyNetHardNet": "; KeyNet's last conv negated so that its random draw fires (see _firing)",
 }
 for _name, _build in _INTEGRATED.items():
     _cls = getattr(KF, _name)
-    _extra = _PADDING_NOTE.get(_name, "")
+    _extra = _EXTRA_NOTE.get(_name, "")
     add(case(_name, G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(8, False)), [DET],
-             note=_NOTE_ASM.format(_name) + "; 8 features, all real keypoints" * (not _extra) + _extra))
+             note=_NOTE_ASM.format(_name) + "; 8 features, all real keypoints" + _extra))
     add(case(f"{_name}[upright]", G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(6, True)), [DET],
-             note=_NOTE_ASM.format(_name) + "; upright, 6 features, all real keypoints" * (not _extra) + _extra))
+             note=_NOTE_ASM.format(_name) + "; upright, 6 features, all real keypoints" + _extra))
 
 
 class _LFMCall(nn.Module):
