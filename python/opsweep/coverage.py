@@ -114,11 +114,6 @@ def public_names(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]:
     return found
 
 
-def public_callables(library: str, depth: int = 2) -> dict[int, tuple[Any, str]]:
-    """The public operators: public names that are not types (see _not_an_operator)."""
-    return {k: v for k, v in public_names(library, depth).items() if _not_an_operator(v[0]) is None}
-
-
 def not_surveyed(registries: list[str]) -> dict[str, str]:
     """The union of the registries' NOT_SURVEYED dicts (dotted name -> reason); call after loading."""
     out: dict[str, str] = {}
