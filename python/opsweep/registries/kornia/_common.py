@@ -9,6 +9,19 @@ volumes 1x1x8x16x16, detector images 1x1x64x80.
 from __future__ import annotations
 
 import torch
+from torch import nn
+
+
+class Built(nn.Module):
+    """The model a public builder returns, surveyed under that builder (its `__opsweep_target__`)."""
+
+    def __init__(self, builder, model):
+        super().__init__()
+        self.__opsweep_target__ = builder
+        self.model = model
+
+    def forward(self, *args):
+        return self.model(*args)
 
 
 def rand(*shape: int, seed: int = 0, low: float = 0.0, high: float = 1.0, dtype=torch.float32) -> torch.Tensor:

@@ -44,7 +44,7 @@ NOT_SURVEYED = {
     "kornia.contrib.compute_padding": "integer arithmetic on sizes (returns a tuple of ints): no tensor graph",
 }
 
-from ._common import batch, gray, img, rand, randn
+from ._common import Built as _Built, batch, gray, img, rand, randn
 
 torch.manual_seed(0)  # random initialisation of the networks below is reproducible
 
@@ -65,18 +65,6 @@ class _Call(nn.Module):
 
     def forward(self, *tensors):
         return self.fn(**dict(zip(self.names, tensors)), **self.const)
-
-
-class _Built(nn.Module):
-    """The model a public builder returns, surveyed under that builder."""
-
-    def __init__(self, builder, model):
-        super().__init__()
-        self.__opsweep_target__ = builder
-        self.model = model
-
-    def forward(self, *args):
-        return self.model(*args)
 
 
 def _scene(h: int = 64, w: int = 128, seed: int = 100) -> torch.Tensor:

@@ -60,7 +60,7 @@ from opsweep import case
 
 NOT_SURVEYED: dict = {}  # the configuration / result dataclasses are types, not operators (not counted)
 
-from ._common import batch, img, rand, randint, randn
+from ._common import Built as _Built, batch, img, rand, randint, randn
 
 torch.manual_seed(0)  # random initialisation of the networks below is reproducible
 
@@ -89,18 +89,6 @@ class _Call(nn.Module):
 
 def _ev(m):
     return m.eval()
-
-
-class _Built(nn.Module):
-    """The model a public builder returns, surveyed under that builder."""
-
-    def __init__(self, builder, model):
-        super().__init__()
-        self.__opsweep_target__ = builder
-        self.model = model
-
-    def forward(self, *args):
-        return self.model(*args)
 
 
 IMG64 = rand(1, 3, 64, 64, seed=60)
