@@ -95,8 +95,8 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
         record["timings"]["total_s"] = _seconds(time.perf_counter() - start)
         return record
 
-    probe = PATHS.get(path)
-    if probe is None:
+    spec = PATHS.get(path)
+    if spec is None:
         return finish("fail", "worker", f"unknown path {path!r} (known: {', '.join(PATHS)})")
     if case.skip:
         return finish("n/a", "skip", case.skip)
@@ -125,13 +125,12 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
         ctx = ProbeContext(case=case, expected=expected, threads=threads, workdir=workdir, library=library)
         failure: BaseException | None = None
         try:
-            outcome = probe(ctx)
+            outcome = spec.probe(ctx)
         except (Exception, SystemExit) as e:  # noqa: BLE001 - a probe's failure is data
             failure = e
             outcome = Outcome("fail", ctx.step or "worker", "")
-    if path == "compile":
-        record["graph_breaks"] = ctx.graph_breaks
-        record["break_reasons"] = list(ctx.break_reasons)
+    record["graph_breaks"] = ctx.graph_breaks
+    record["break_reasons"] = list(ctx.break_reasons)
     record["onnx"] = ctx.onnx
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)
     record["timings"]["run_s"] = _seconds(ctx.run_s)

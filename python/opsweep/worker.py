@@ -24,16 +24,14 @@ Contract:
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import math
 import os
-import platform
 import sys
 import time
 from typing import Any, BinaryIO, Callable
 
-PROTOCOL = 1
+PROTOCOL = 2
 
 # Error texts that mean the dispatcher's state is corrupt (not merely that an op is missing).
 DISPATCHER_POISON_MARKERS = (
@@ -83,43 +81,26 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _dist_version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return ""
-
-
 def measure_env(library: Any, library_fingerprint: str) -> dict[str, Any]:
-    """The environment as this interpreter sees it (hello.env)."""
-    import numpy
-    import torch
+    """The environment as this interpreter sees it (hello.env): every field some path depends on
+    (each path's description lists its own), plus the surveyed library."""
+    from opsweep.paths import path_env
 
-    from opsweep.paths import OPSET
-
-    return {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "onnx": _dist_version("onnx"),
-        "onnxscript": _dist_version("onnxscript"),
-        "onnxruntime": _dist_version("onnxruntime"),
-        "numpy": numpy.__version__,
-        "opset": OPSET,
-        "device": "cpu",
-        "library": {
-            "name": library.name if library else "",
-            "version": library.version if library else "",
-            "fingerprint": library_fingerprint,
-        },
+    env = path_env()
+    env["library"] = {
+        "name": library.name if library else "",
+        "version": library.version if library else "",
+        "fingerprint": library_fingerprint,
     }
+    return env
 
 
 def harness_fingerprint() -> str:
-    """Digest of the harness sources that can change a result: this package, less the registries
-    (their cases carry fingerprints of their own) and the tools that never run a probe."""
-    from opsweep.library import tree_fingerprint
+    """Digest of the common harness modules (every path's own digest is in its description)."""
+    from opsweep.library import _hash_files
+    from opsweep.paths import common_harness_files
 
-    return tree_fingerprint(os.path.dirname(os.path.abspath(__file__)), exclude=("registries", "coverage.py"))
+    return _hash_files(common_harness_files())
 
 
 def torch_state() -> dict[str, str]:
@@ -193,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     from opsweep.case import RegistryError
     from opsweep.job import run_job
     from opsweep.library import Library, load_library
-    from opsweep.paths import PATHS
+    from opsweep.paths import describe_paths
     from opsweep.registry import guess_library, load_registries
 
     load_error: str | None = None
@@ -221,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             "protocol": PROTOCOL,
             "pid": os.getpid(),
             "harness": harness_fingerprint(),
-            "paths": list(PATHS),
+            "paths": describe_paths(),
             "env": measure_env(library, library_fp),
         }
     )

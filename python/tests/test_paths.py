@@ -3,16 +3,22 @@
 import torch
 
 from opsweep import case
-from opsweep.paths import PATHS
+from opsweep.paths import PATHS, describe_paths
 from opsweep.paths.base import CaseModule, make_module
 from opsweep.paths.compile import graph_break_count
 
 torch.set_num_threads(1)
 
 
-def test_paths_are_pluggable_by_name():
+def test_paths_are_discovered_with_their_descriptions():
     assert list(PATHS) == ["onnx", "export", "compile"]
-    assert all(callable(p) for p in PATHS.values())
+    assert all(callable(p.probe) for p in PATHS.values())
+    described = {d["id"]: d for d in describe_paths()}
+    assert described["onnx"]["steps"] == ["export", "checker", "ort-load", "ort-run", "compare"]
+    assert described["onnx"]["env"] == ["python", "torch", "numpy", "device", "onnx", "onnxscript", "onnxruntime", "opset"]
+    assert described["export"]["env"] == ["python", "torch", "numpy", "device"]
+    # every path has its own harness digest: the common modules plus its own module
+    assert len({d["harness"] for d in described.values()}) == 3
 
 
 def test_graph_break_count_is_never_negative():

@@ -117,7 +117,7 @@ def test_failure_evidence(statuses_run):
 
 def test_hello_and_inventory(statuses_run):
     hello = statuses_run["hello"]
-    assert hello["protocol"] == 1 and hello["paths"] == ["onnx", "export", "compile"]
+    assert hello["protocol"] == 2 and [p["id"] for p in hello["paths"]] == ["onnx", "export", "compile"]
     assert len(hello["harness"]) == 32 and isinstance(hello["pid"], int)
     env = hello["env"]
     import numpy

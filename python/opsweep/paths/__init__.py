@@ -1,21 +1,102 @@
-"""Capture paths: a path is a name plus a probe function (see paths/base.py for the contract).
+"""Capture paths, found by discovery: every module of this package that defines ``PATH`` (a
+``PathSpec``, see paths/base.py) is a path.
 
-A new axis (dynamic shapes, AOTInductor, another opset, CUDA) is a new module here and one entry
-in ``PATHS``; nothing else in the harness changes. The order of ``PATHS`` is the order reported
-in the worker's ``hello``.
+A new axis (dynamic shapes, AOTInductor, another opset, CUDA) is one new module here; nothing else
+in the harness or the engine changes. ``PATHS`` maps id -> spec in the paths' order (``order``, then
+id), which is the order the worker's ``hello`` reports and the page shows.
+
+Each path has a harness digest of its own (``harness_digest``): the common harness modules (this
+package's parent less the registries, the tools that never run a probe, and the path modules) plus
+its own module and the modules in its ``uses``, so editing one path's module re-probes only that
+path's jobs.
 """
 
 from __future__ import annotations
 
-from opsweep.paths.base import Outcome, Probe, ProbeContext
-from opsweep.paths.compile import probe_compile
-from opsweep.paths.export import probe_export
-from opsweep.paths.onnx import OPSET, probe_onnx
+import importlib
+import os
+import pkgutil
 
-PATHS: dict[str, Probe] = {
-    "onnx": probe_onnx,
-    "export": probe_export,
-    "compile": probe_compile,
-}
+from opsweep.paths.base import COMMON_ENV, COMMON_STEPS, Outcome, PathSpec, Probe, ProbeContext, SubVerdict
 
-__all__ = ["OPSET", "PATHS", "Outcome", "Probe", "ProbeContext", "probe_compile", "probe_export", "probe_onnx"]
+_NOT_PATHS = {"base"}
+
+
+def _discover() -> dict[str, PathSpec]:
+    found: list[PathSpec] = []
+    seen: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name in _NOT_PATHS or info.name.startswith("_"):
+            continue
+        name = f"{__name__}.{info.name}"
+        module = importlib.import_module(name)
+        spec = getattr(module, "PATH", None)
+        if not isinstance(spec, PathSpec):
+            continue
+        if spec.id in seen:
+            raise RuntimeError(f"two path modules declare path {spec.id!r}: {seen[spec.id]} and {name}")
+        seen[spec.id] = name
+        object.__setattr__(spec, "module", name)
+        found.append(spec)
+    found.sort(key=lambda s: (s.order, s.id))
+    return {s.id: s for s in found}
+
+
+PATHS: dict[str, PathSpec] = _discover()
+
+
+def _module_file(module: str) -> str:
+    mod = importlib.import_module(module)
+    return os.path.abspath(mod.__file__ or "")
+
+
+def common_harness_files() -> list[tuple[str, str]]:
+    """(name relative to the opsweep package, absolute path) of the modules every job runs."""
+    from opsweep.library import _py_files
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path_modules = {f"paths/{s.module.rsplit('.', 1)[1]}.py" for s in PATHS.values()}
+    files = _py_files(root, exclude=("registries", "coverage.py"))
+    return [(rel, path) for rel, path in files if rel not in path_modules]
+
+
+def harness_digest(spec: PathSpec) -> str:
+    """Digest of the harness code a job of ``spec`` runs (common modules, its module, its uses)."""
+    from opsweep.library import _hash_files
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = dict(common_harness_files())
+    for module in (spec.module, *spec.uses):
+        path = _module_file(module)
+        files[os.path.relpath(path, root).replace(os.sep, "/")] = path
+    return _hash_files(sorted(files.items()))
+
+
+def describe_paths() -> list[dict]:
+    """Every path's description, as the worker's hello carries it."""
+    return [spec.describe(harness_digest(spec)) for spec in PATHS.values()]
+
+
+def path_env() -> dict:
+    """The values of every environment field some path depends on, measured here."""
+    from opsweep.paths.base import common_env
+
+    env = dict(common_env())
+    for spec in PATHS.values():
+        env.update(spec.env())
+    return env
+
+
+__all__ = [
+    "COMMON_ENV",
+    "COMMON_STEPS",
+    "PATHS",
+    "Outcome",
+    "PathSpec",
+    "Probe",
+    "ProbeContext",
+    "SubVerdict",
+    "describe_paths",
+    "harness_digest",
+    "path_env",
+]

@@ -1,6 +1,15 @@
-"""What every capture path shares: the probe signature, its context, the wrapped callable.
+"""What every capture path shares: its description (``PathSpec``), the probe signature, its
+context, the wrapped callable.
 
-Contract of a probe (one per path, registered in ``paths.PATHS``)::
+A path is one module of this package that defines ``PATH = PathSpec(...)``; ``paths/__init__.py``
+finds every such module, so a new path is one new file. The spec is the only place that says what
+the path is: its id, title, short label, description, steps, default expected seconds,
+sub-verdicts, the environment fields its results depend on, and the other harness modules it uses.
+The worker's ``hello`` carries ``describe()`` of every spec; the engine plans, keys, validates and
+renders from those descriptions (stored in the database and the snapshot), never from a table of
+its own.
+
+Contract of a probe (``PathSpec.probe``)::
 
     def probe_xxx(ctx: ProbeContext) -> Outcome
 
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import platform
 from typing import Any, Callable, Mapping
 
 import torch
@@ -127,3 +137,76 @@ class ProbeContext:
 
 
 Probe = Callable[[ProbeContext], Outcome]
+
+# Steps any job can stop at, whatever its path (docs/formats.md section 1): the job runner's, before
+# the probe starts, and the engine's (``worker``: crash, timeout, harness error).
+COMMON_STEPS = ("skip", "eager", "no-tensor", "worker")
+
+# Environment fields every job depends on, whatever its path (the library's code is keyed apart).
+COMMON_ENV = ("python", "torch", "numpy", "device")
+
+
+def common_env() -> dict[str, Any]:
+    """The values of COMMON_ENV, measured in this interpreter."""
+    import numpy
+    import torch
+
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": numpy.__version__, "device": "cpu"}
+
+
+def dist_version(name: str) -> str:
+    """The installed version of distribution ``name``; "" when it is not installed."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+@dataclasses.dataclass(frozen=True)
+class SubVerdict:
+    """A verdict reported inside a path's record beside the path's own (a runtime, an opset)."""
+
+    id: str  # persisted: never renamed or reused
+    title: str  # "OpenVINO"
+    label: str  # short, for compact marks: "OV"
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "label": self.label}
+
+
+@dataclasses.dataclass(frozen=True)
+class PathSpec:
+    """Everything the engine and the page need to know about one path, said once."""
+
+    id: str  # persisted: never renamed or reused
+    title: str  # "torch.export"
+    label: str  # short, where reasons of several paths merge: "export"
+    description: str  # one sentence for the page's legend and cards
+    steps: tuple[str, ...]  # where a job of this path can stop, in order (COMMON_STEPS come on top)
+    expected_seconds: float  # the scheduler's guess for a job with no earlier duration
+    probe: Probe
+    # The environment fields (beyond COMMON_ENV) whose values can change this path's results,
+    # measured in this interpreter: {"onnxruntime": "1.32.0", ...}. Keys are part of the job key.
+    env: Callable[[], dict[str, Any]] = dict
+    order: int = 100  # position among the paths: the page's column order, then by id
+    subverdicts: tuple[SubVerdict, ...] = ()
+    uses: tuple[str, ...] = ()  # other harness modules this path runs, e.g. ("opsweep.paths.onnx",)
+    module: str = ""  # set by discovery: the module that defines the spec
+
+    def describe(self, harness: str) -> dict[str, Any]:
+        """The path as the worker's hello carries it (docs/formats.md section 2)."""
+        env_fields = list(COMMON_ENV) + [k for k in self.env() if k not in COMMON_ENV]
+        return {
+            "id": self.id,
+            "title": self.title,
+            "label": self.label,
+            "description": self.description,
+            "steps": list(self.steps),
+            "expected_seconds": self.expected_seconds,
+            "order": self.order,
+            "env": env_fields,
+            "subverdicts": [s.describe() for s in self.subverdicts],
+            "harness": harness,
+        }

@@ -21,7 +21,7 @@ import time
 
 from opsweep.evidence import first_line, scrub
 from opsweep.flatten import flatten
-from opsweep.paths.base import Outcome, ProbeContext
+from opsweep.paths.base import Outcome, PathSpec, ProbeContext
 
 MAX_REASONS = 20
 
@@ -90,3 +90,15 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
         return ctx.judge(flatten(out), ok_status="ok-breaks" if breaks > 0 else "ok", ok_detail=detail)
     finally:
         torch._dynamo.reset()
+
+
+PATH = PathSpec(
+    id="compile",
+    title="torch.compile",
+    label="compile",
+    description="torch.compile (inductor); graph breaks counted, run and compared with eager",
+    steps=("explain", "compile", "compare"),
+    expected_seconds=20,
+    probe=probe_compile,
+    order=30,
+)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from opsweep.paths.base import Outcome, ProbeContext
+from opsweep.paths.base import Outcome, PathSpec, ProbeContext
 
 
 def probe_export(ctx: ProbeContext) -> Outcome:
@@ -31,3 +31,15 @@ def probe_export(ctx: ProbeContext) -> Outcome:
         out = runnable(*inputs)
     ctx.run_s = time.perf_counter() - t1
     return ctx.judge(list(out) if isinstance(out, (tuple, list)) else [out])
+
+
+PATH = PathSpec(
+    id="export",
+    title="torch.export",
+    label="export",
+    description="torch.export.export; the exported program is run and compared with eager",
+    steps=("export", "run", "compare"),
+    expected_seconds=3,
+    probe=probe_export,
+    order=20,
+)

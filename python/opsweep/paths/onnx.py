@@ -14,7 +14,7 @@ import importlib
 import time
 from typing import Any, Callable, Iterable
 
-from opsweep.paths.base import Outcome, ProbeContext
+from opsweep.paths.base import Outcome, PathSpec, ProbeContext, dist_version
 
 OPSET = 18
 
@@ -118,3 +118,27 @@ def probe_onnx(ctx: ProbeContext) -> Outcome:
     outputs = session.run(None, feeds)
     ctx.run_s = time.perf_counter() - t1
     return ctx.judge(list(outputs))
+
+
+def _env() -> dict[str, Any]:
+    return {
+        "onnx": dist_version("onnx"),
+        "onnxscript": dist_version("onnxscript"),
+        "onnxruntime": dist_version("onnxruntime"),
+        "opset": OPSET,
+    }
+
+
+PATH = PathSpec(
+    id="onnx",
+    title="ONNX",
+    label="ONNX",
+    description=(
+        f"torch.onnx.export (dynamo, opset {OPSET}), onnx.checker, run in onnxruntime and compared with eager"
+    ),
+    steps=("export", "checker", "ort-load", "ort-run", "compare"),
+    expected_seconds=4,
+    probe=probe_onnx,
+    env=_env,
+    order=10,
+)
