@@ -31,6 +31,16 @@ class Case:
     tags: tuple = ()
     method: str | None = None
     origin: str = ""  # "file.py:line" where case() was called, for error messages
+    # The second input set every captured program is also run on (docs/formats.md section 3):
+    # None = drawn by the harness (float tensors get new values in the range of the originals,
+    # integer and bool tensors are kept); a tuple of tensors = the case's own set (same shapes and
+    # dtypes as ``inputs``); a string = no fresh-input check, for this reason (inputs with
+    # structure: rotation matrices, intrinsics, sorted keypoints).
+    fresh_inputs: tuple | str | None = None
+    # Which dimensions may vary on the dynamic-shape paths: None = the defaults (batch, and H/W of
+    # image-like inputs); {input index: (dims...)}; a string = not probed at other shapes, for
+    # this reason.
+    dynamic: Mapping[int, tuple] | str | None = None
 
     @property
     def operator(self) -> str:
@@ -58,6 +68,8 @@ def case(
     skip: str | None = None,
     tags: Sequence[str] = (),
     method: str | None = None,
+    fresh_inputs: Sequence[Any] | str | None = None,
+    dynamic: Mapping[int, Sequence[int]] | str | None = None,
 ) -> Case:
     """Describe one case. Validates what can be validated without running anything."""
     import torch
@@ -89,6 +101,8 @@ def case(
         raise RegistryError(f"{origin}: case {name!r}: skip must be a reason string")
     if not (atol >= 0 and rtol >= 0):
         raise RegistryError(f"{origin}: case {name!r}: atol and rtol must be >= 0")
+    fresh = _fresh_inputs(origin, name, inputs, fresh_inputs)
+    dyn = _dynamic(origin, name, inputs, dynamic)
     return Case(
         name=name,
         group=group,
@@ -103,4 +117,51 @@ def case(
         tags=tuple(tags),
         method=method,
         origin=origin,
+        fresh_inputs=fresh,
+        dynamic=dyn,
     )
+
+
+def _fresh_inputs(origin: str, name: str, inputs: Sequence[Any], fresh: Any) -> tuple | str | None:
+    import torch
+
+    if fresh is None:
+        return None
+    if isinstance(fresh, str):
+        if not fresh.strip():
+            raise RegistryError(f"{origin}: case {name!r}: fresh_inputs opt-out needs a reason string")
+        return fresh
+    if isinstance(fresh, torch.Tensor):
+        fresh = (fresh,)
+    if not isinstance(fresh, (list, tuple)) or len(fresh) != len(inputs):
+        raise RegistryError(
+            f"{origin}: case {name!r}: fresh_inputs must be a reason string or {len(inputs)} tensors like inputs"
+        )
+    for i, (x, y) in enumerate(zip(inputs, fresh)):
+        if not isinstance(y, torch.Tensor) or tuple(y.shape) != tuple(x.shape) or y.dtype != x.dtype:
+            raise RegistryError(
+                f"{origin}: case {name!r}: fresh input {i} must be a tensor of shape {list(x.shape)} and dtype "
+                f"{str(x.dtype).replace('torch.', '')}"
+            )
+    return tuple(fresh)
+
+
+def _dynamic(origin: str, name: str, inputs: Sequence[Any], dynamic: Any) -> Mapping[int, tuple] | str | None:
+    if dynamic is None:
+        return None
+    if isinstance(dynamic, str):
+        if not dynamic.strip():
+            raise RegistryError(f"{origin}: case {name!r}: dynamic opt-out needs a reason string")
+        return dynamic
+    if not isinstance(dynamic, Mapping):
+        raise RegistryError(f"{origin}: case {name!r}: dynamic must be a reason string or {{input index: dims}}")
+    out: dict[int, tuple] = {}
+    for index, dims in dynamic.items():
+        if not isinstance(index, int) or not 0 <= index < len(inputs):
+            raise RegistryError(f"{origin}: case {name!r}: dynamic names input {index!r}, the case has {len(inputs)}")
+        rank = inputs[index].dim()
+        dims = tuple(dims)
+        if any(not isinstance(d, int) or not -rank <= d < rank for d in dims):
+            raise RegistryError(f"{origin}: case {name!r}: dynamic dims {list(dims)} out of range for input {index}")
+        out[index] = tuple(sorted(d % rank for d in dims))
+    return out

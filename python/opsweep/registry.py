@@ -43,7 +43,7 @@ import torch
 
 from opsweep.case import Case, RegistryError
 
-FINGERPRINT_VERSION = "opsweep-case-v1"
+FINGERPRINT_VERSION = "opsweep-case-v2"
 _ADDRESS = re.compile(r"\s+at 0x[0-9a-fA-F]+")
 _MAX_DEPTH = 6
 
@@ -470,6 +470,9 @@ def fingerprint_fields(c: Case) -> dict[str, Any]:
         "atol": repr(float(c.atol)),
         "rtol": repr(float(c.rtol)),
         "skip": c.skip,
+        "fresh_inputs": c.fresh_inputs if isinstance(c.fresh_inputs, str) or c.fresh_inputs is None
+        else [encode(x) for x in c.fresh_inputs],
+        "dynamic": c.dynamic if not isinstance(c.dynamic, dict) else {str(k): list(v) for k, v in sorted(c.dynamic.items())},
     }
 
 
