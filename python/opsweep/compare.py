@@ -30,7 +30,8 @@ def as_tensor(value: Any) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         return value.detach()
     if isinstance(value, np.ndarray):
-        return torch.from_numpy(np.ascontiguousarray(value))
+        # np.array keeps a 0-d array 0-d (np.ascontiguousarray would make it shape [1])
+        return torch.from_numpy(np.array(value, copy=True, order="C"))
     return torch.as_tensor(value)
 
 

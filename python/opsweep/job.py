@@ -4,19 +4,21 @@ Contract of ``run_job`` (never raises for anything the case or torch does):
 1. ``case.skip`` set: ``n/a`` at step ``skip``, the reason as detail; nothing runs.
 2. A fresh eager reference: a fresh CaseModule (deep copies of the target and kwargs; eval mode
    for check=True cases, the registry's mode for check=False ones), copies of the inputs,
-   ``torch.manual_seed(0)``, ``torch.no_grad()``. Only during this call a ``sys.settrace`` tracer
+   torch / numpy / random seeded with 0, ``torch.no_grad()``. Only during this call a ``sys.settrace`` tracer
    records the files of every Python frame entered ('call' events, no line tracing); the library's
    files among them become ``sources``. The eager call raising: ``n/a`` at ``eager`` with the
    error kept. No tensor in the result: ``n/a`` at ``no-tensor``.
 3. The path's probe (paths/), in a private temp dir. An exception escaping it is ``fail`` at the
-   step the probe had reached, with its evidence.
+   step the probe had reached, with its evidence. Probes judge through ``ProbeContext.verify``:
+   the captured program on the trace inputs, on fresh inputs, and under two seeds for check=False
+   cases, each against eager on the same inputs and seed (``eager_outputs``); the record's
+   ``checks`` says which of these ran, and why not.
 Every text is scrubbed of absolute paths. Timings are seconds rounded to 4 decimals; a stage
 that did not run is null.
 """
 
 from __future__ import annotations
 
-import random
 import sys
 import tempfile
 import time
@@ -29,7 +31,7 @@ from opsweep.evidence import evidence, scrub
 from opsweep.flatten import describe, flatten
 from opsweep.library import Library
 from opsweep.paths import PATHS
-from opsweep.paths.base import Outcome, ProbeContext, fresh_inputs, make_module
+from opsweep.paths.base import Outcome, ProbeContext, fresh_inputs, make_module, seed_everything
 
 
 def _seconds(x: float | None) -> float | None:
@@ -48,8 +50,7 @@ def _trace_eager(case: Case) -> tuple[Any, set[str]]:
 
     module = make_module(case, flat_outputs=False)
     inputs = fresh_inputs(case)
-    torch.manual_seed(0)
-    random.seed(0)
+    seed_everything(0)
     previous = sys.gettrace()
     try:
         with torch.no_grad():
@@ -62,6 +63,16 @@ def _trace_eager(case: Case) -> tuple[Any, set[str]]:
         e.opsweep_sources = files  # type: ignore[attr-defined]
         raise
     return raw, files
+
+
+def eager_outputs(case: Case, inputs: tuple[torch.Tensor, ...], seed: int) -> list[torch.Tensor]:
+    """The eager reference on other inputs or under another seed: a fresh module, the seed set for
+    torch / numpy / random, no_grad; flat, detached copies. Raises what the case raises."""
+    module = make_module(case, flat_outputs=False)
+    seed_everything(seed)
+    with torch.no_grad():
+        raw = module(*inputs)
+    return [t.detach().clone() for t in flatten(raw)]
 
 
 def _sources(files: set[str], library: Library | None) -> list[str]:
@@ -82,6 +93,7 @@ def new_record() -> dict[str, Any]:
         "outputs": None,
         "timings": {"eager_s": None, "capture_s": None, "run_s": None, "total_s": None},
         "sources": [],
+        "checks": {},
     }
 
 
@@ -122,16 +134,29 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
     del raw
 
     with tempfile.TemporaryDirectory(prefix="opsweep-job-") as workdir:
-        ctx = ProbeContext(case=case, expected=expected, threads=threads, workdir=workdir, library=library)
+        ctx = ProbeContext(
+            case=case,
+            expected=expected,
+            threads=threads,
+            workdir=workdir,
+            library=library,
+            eager=lambda inputs, seed: eager_outputs(case, inputs, seed),
+        )
         failure: BaseException | None = None
         try:
             outcome = spec.probe(ctx)
         except (Exception, SystemExit) as e:  # noqa: BLE001 - a probe's failure is data
             failure = e
-            outcome = Outcome("fail", ctx.step or "worker", "")
+            on_fresh = getattr(e, "opsweep_fresh_inputs", False)
+            outcome = Outcome(
+                "fail",
+                ctx.step or "worker",
+                "ran on its trace inputs but raised on fresh inputs" if on_fresh else "",
+            )
     record["graph_breaks"] = ctx.graph_breaks
     record["break_reasons"] = list(ctx.break_reasons)
     record["onnx"] = ctx.onnx
+    record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)
     record["timings"]["run_s"] = _seconds(ctx.run_s)
     if failure is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from opsweep.evidence import first_line, scrub
 from opsweep.flatten import flatten
@@ -78,16 +79,19 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
         explain_s = time.perf_counter() - t0
 
         ctx.step = "compile"
-        t1 = time.perf_counter()
         compiled = torch.compile(ctx.module(flat_outputs=False), backend="inductor", fullgraph=False)
-        inputs = ctx.inputs()
-        torch.manual_seed(0)
-        with torch.no_grad():
-            out = compiled(*inputs)
-        ctx.capture_s = explain_s + (time.perf_counter() - t1)
+
+        def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
+            with torch.no_grad():
+                return flatten(compiled(*inputs))
+
         breaks = ctx.graph_breaks or 0
         detail = _breaks_text(breaks) if breaks > 0 else ""
-        return ctx.judge(flatten(out), ok_status="ok-breaks" if breaks > 0 else "ok", ok_detail=detail)
+        outcome = ctx.verify(run, "compile", ok_status="ok-breaks" if breaks > 0 else "ok", ok_detail=detail)
+        # the first call compiled: it is capture time, and there is no separate run time
+        ctx.capture_s = explain_s + (ctx.run_s or 0.0)
+        ctx.run_s = None
+        return outcome
     finally:
         torch._dynamo.reset()
 

@@ -1,7 +1,8 @@
 """The ``export`` path: torch.export.export (non-strict), then the exported program is RUN.
 
 Steps: ``export`` (torch.export.export(module, inputs, strict=False)), ``run`` (the exported
-program's ``.module()`` called on fresh copies of the inputs, under no_grad, seed 0), ``compare``.
+program's ``.module()`` called under no_grad: on the trace inputs, on fresh inputs, and under two
+seeds for check=False cases; see ``ProbeContext.verify``), ``compare``.
 Running the program is what the reference system never did: a capture that silently bakes a
 wrong constant is a ``mismatch`` here, not an ``ok``. Timings: capture_s = export, run_s = run.
 """
@@ -9,6 +10,7 @@ wrong constant is a ``mismatch`` here, not an ``ok``. Timings: capture_s = expor
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext
 
@@ -22,15 +24,14 @@ def probe_export(ctx: ProbeContext) -> Outcome:
     program = torch.export.export(module, ctx.inputs(), strict=False)
     ctx.capture_s = time.perf_counter() - t0
 
-    ctx.step = "run"
-    inputs = ctx.inputs()
-    t1 = time.perf_counter()
     runnable = program.module()
-    torch.manual_seed(0)
-    with torch.no_grad():
-        out = runnable(*inputs)
-    ctx.run_s = time.perf_counter() - t1
-    return ctx.judge(list(out) if isinstance(out, (tuple, list)) else [out])
+
+    def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
+        with torch.no_grad():
+            out = runnable(*inputs)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    return ctx.verify(run, "run")
 
 
 PATH = PathSpec(

@@ -3,7 +3,10 @@
 Steps, in order: ``export`` (torch.onnx.export(dynamo=True, opset_version=18), default
 optimisation, in memory), ``checker`` (onnx.checker.check_model with full_check=True), ``ort-load``
 (an InferenceSession on the CPUExecutionProvider with the worker's thread count), ``ort-run``
-(inputs fed by position), ``compare``. The record's ``onnx`` object holds the sorted, unique op
+(inputs fed by position), ``compare``. The session is run, and compared with eager, on the
+trace inputs, on fresh inputs and (check=False cases) twice more for the randomness check
+(``ProbeContext.verify``; onnxruntime has no seed, so two runs must differ where eager's two seeds
+do). The record's ``onnx`` object holds the sorted, unique op
 types of every node (functions and subgraphs included) and the serialized size in KiB, as soon as
 the export succeeded. Timings: capture_s = export + checker + ort-load, run_s = ort-run.
 """
@@ -106,18 +109,16 @@ def probe_onnx(ctx: ProbeContext) -> Outcome:
     session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     ctx.capture_s = time.perf_counter() - t0
 
-    ctx.step = "ort-run"
     feeds_spec = session.get_inputs()
-    run_inputs = ctx.inputs()
-    if len(feeds_spec) != len(run_inputs):
-        raise RuntimeError(
-            f"the ONNX graph has {len(feeds_spec)} inputs, the case has {len(run_inputs)}"
-        )
-    feeds = {spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(feeds_spec, run_inputs)}
-    t1 = time.perf_counter()
-    outputs = session.run(None, feeds)
-    ctx.run_s = time.perf_counter() - t1
-    return ctx.judge(list(outputs))
+    if len(feeds_spec) != len(inputs):
+        ctx.step = "ort-run"
+        raise RuntimeError(f"the ONNX graph has {len(feeds_spec)} inputs, the case has {len(inputs)}")
+
+    def run(run_inputs: tuple[Any, ...]) -> list[Any]:
+        feeds = {spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(feeds_spec, run_inputs)}
+        return list(session.run(None, feeds))
+
+    return ctx.verify(run, "ort-run")
 
 
 def _env() -> dict[str, Any]:
