@@ -1,7 +1,7 @@
 """``python -m opsweep.worker``: a warm worker speaking protocol 1 (docs/formats.md section 2).
 
     python -m opsweep.worker --proto-in FD --proto-out FD --registry FILE [--registry FILE ...]
-                             [--threads N] [--library NAME]
+                             [--threads N] [--library NAME] [--opsets 17,18,23]
 
 Contract:
 - The protocol travels only over the two inherited pipe FDs (JSON objects, one per line, UTF-8);
@@ -154,6 +154,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--registry", action="append", required=True, help="registry file (repeatable)")
     p.add_argument("--threads", type=int, default=1, help="torch threads for this worker")
     p.add_argument("--library", default=None, help="the surveyed library (default: from the targets)")
+    p.add_argument("--opsets", default=None, help="ONNX opsets of the onnx path, e.g. 17,18,23 (18 always)")
     return p.parse_args(argv)
 
 
@@ -178,11 +179,19 @@ def main(argv: list[str] | None = None) -> int:
     from opsweep.registry import guess_library, load_registries
 
     load_error: str | None = None
+    if args.opsets is not None:
+        from opsweep.runtimes import opsets
+
+        chosen, problem = opsets.parse_opsets(args.opsets)
+        if chosen is None:
+            load_error = problem
+        else:
+            opsets.set_requested(chosen)
     cases = []
     try:
         cases = load_registries(args.registry)
     except RegistryError as e:
-        load_error = str(e)
+        load_error = load_error or str(e)
 
     library: Library | None = None
     library_fp = ""

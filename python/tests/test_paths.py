@@ -15,10 +15,14 @@ def test_paths_are_discovered_with_their_descriptions():
     assert all(callable(p.probe) for p in PATHS.values())
     described = {d["id"]: d for d in describe_paths()}
     assert described["onnx"]["steps"] == ["export", "checker", "ort-load", "ort-run", "compare"]
-    assert described["onnx"]["env"] == ["python", "torch", "numpy", "device", "onnx", "onnxscript", "onnxruntime", "opset"]
+    assert described["onnx"]["env"] == ["python", "torch", "numpy", "device", "onnx", "onnxscript", "onnxruntime",
+                                        "opset", "openvino", "tract", "opsets"]
     assert described["export"]["env"] == ["python", "torch", "numpy", "device"]
     # every path has its own harness digest: the common modules plus its own module
     assert len({d["harness"] for d in described.values()}) == 3
+    # what only the onnx path uses (the runtimes package) is its own, not common
+    from opsweep.paths import common_harness_files
+    assert not [rel for rel, _ in common_harness_files() if rel.startswith("runtimes/")]
 
 
 def test_graph_break_count_is_never_negative():

@@ -45,30 +45,42 @@ def _discover() -> dict[str, PathSpec]:
 PATHS: dict[str, PathSpec] = _discover()
 
 
-def _module_file(module: str) -> str:
+def _root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _module_files(module: str) -> list[tuple[str, str]]:
+    """(name relative to the opsweep package, absolute path) of a module, or of every module of a
+    package (a path's ``uses`` may name a package, e.g. ``opsweep.runtimes``)."""
+    from opsweep.library import _py_files
+
     mod = importlib.import_module(module)
-    return os.path.abspath(mod.__file__ or "")
+    path = os.path.abspath(mod.__file__ or "")
+    root = _root()
+    if os.path.basename(path) == "__init__.py":
+        folder = os.path.dirname(path)
+        prefix = os.path.relpath(folder, root).replace(os.sep, "/")
+        return [(f"{prefix}/{rel}", p) for rel, p in _py_files(folder, exclude=())]
+    return [(os.path.relpath(path, root).replace(os.sep, "/"), path)]
 
 
 def common_harness_files() -> list[tuple[str, str]]:
-    """(name relative to the opsweep package, absolute path) of the modules every job runs."""
+    """(name relative to the opsweep package, absolute path) of the modules every job runs: the
+    package less the registries, the tools, the path modules and what only some paths use."""
     from opsweep.library import _py_files
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path_modules = {f"paths/{s.module.rsplit('.', 1)[1]}.py" for s in PATHS.values()}
-    files = _py_files(root, exclude=("registries", "coverage.py"))
-    return [(rel, path) for rel, path in files if rel not in path_modules]
+    own = {rel for s in PATHS.values() for module in (s.module, *s.uses) for rel, _ in _module_files(module)}
+    files = _py_files(_root(), exclude=("registries", "coverage.py"))
+    return [(rel, path) for rel, path in files if rel not in own]
 
 
 def harness_digest(spec: PathSpec) -> str:
     """Digest of the harness code a job of ``spec`` runs (common modules, its module, its uses)."""
     from opsweep.library import _hash_files
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = dict(common_harness_files())
     for module in (spec.module, *spec.uses):
-        path = _module_file(module)
-        files[os.path.relpath(path, root).replace(os.sep, "/")] = path
+        files.update(_module_files(module))
     return _hash_files(sorted(files.items()))
 
 

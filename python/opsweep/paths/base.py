@@ -190,6 +190,8 @@ class ProbeContext:
     side_error: BaseException | None = None
     notes: list[str] = dataclasses.field(default_factory=list)  # extra detail text
     checks: dict[str, Check] = dataclasses.field(default_factory=dict)
+    # sub-verdicts of the record (a runtime, an opset): id -> record (runtimes/verdicts.py)
+    subverdicts: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     _fresh: tuple[tuple[torch.Tensor, ...] | None, str] | None = None
     _eager_cache: dict[Any, list[torch.Tensor] | BaseException] = dataclasses.field(default_factory=dict)
 
@@ -372,9 +374,12 @@ class SubVerdict:
     id: str  # persisted: never renamed or reused
     title: str  # "OpenVINO"
     label: str  # short, for compact marks: "OV"
+    kind: str = "runtime"  # "runtime" (the same file elsewhere) or "opset" (another export)
+    description: str = ""  # one sentence for the page's card
 
     def describe(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "label": self.label}
+        return {"id": self.id, "title": self.title, "label": self.label, "kind": self.kind,
+                "description": self.description}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -392,9 +397,14 @@ class PathSpec:
     # measured in this interpreter: {"onnxruntime": "1.32.0", ...}. Keys are part of the job key.
     env: Callable[[], dict[str, Any]] = dict
     order: int = 100  # position among the paths: the page's column order, then by id
-    subverdicts: tuple[SubVerdict, ...] = ()
+    # the sub-verdicts its records may hold; a callable when they depend on the worker's options
+    # (the onnx path's requested opsets)
+    subverdicts: tuple[SubVerdict, ...] | Callable[[], tuple[SubVerdict, ...]] = ()
     uses: tuple[str, ...] = ()  # other harness modules this path runs, e.g. ("opsweep.paths.onnx",)
     module: str = ""  # set by discovery: the module that defines the spec
+
+    def subverdict_list(self) -> tuple[SubVerdict, ...]:
+        return tuple(self.subverdicts()) if callable(self.subverdicts) else tuple(self.subverdicts)
 
     def describe(self, harness: str) -> dict[str, Any]:
         """The path as the worker's hello carries it (docs/formats.md section 2)."""
@@ -408,6 +418,6 @@ class PathSpec:
             "expected_seconds": self.expected_seconds,
             "order": self.order,
             "env": env_fields,
-            "subverdicts": [s.describe() for s in self.subverdicts],
+            "subverdicts": [s.describe() for s in self.subverdict_list()],
             "harness": harness,
         }

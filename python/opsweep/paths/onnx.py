@@ -9,6 +9,13 @@ trace inputs, on fresh inputs and (check=False cases) twice more for the randomn
 do). The record's ``onnx`` object holds the sorted, unique op
 types of every node (functions and subgraphs included) and the serialized size in KiB, as soon as
 the export succeeded. Timings: capture_s = export + checker + ort-load, run_s = ort-run.
+
+Sub-verdicts (``record["subverdicts"]``, opsweep/runtimes/): once the checker passed, the same
+serialized file runs in OpenVINO, tract and the ONNX reference evaluator (each in the worker's
+runtime host, with its own time limit), each through the same fidelity checks; every requested
+opset besides 18 is one more (converted or re-exported as torch.onnx.export(opset_version=N)
+does it, then checker + onnxruntime). They run after the path's own verdict, whatever it was,
+and never change it: the path's status is onnxruntime's at opset 18.
 """
 
 from __future__ import annotations
@@ -17,9 +24,12 @@ import importlib
 import time
 from typing import Any, Callable, Iterable
 
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext, dist_version
+from opsweep.paths.base import Outcome, PathSpec, ProbeContext, SubVerdict, dist_version
+from opsweep.runtimes import enabled, opsets
+from opsweep.runtimes import versions as runtime_versions
+from opsweep.runtimes.verdicts import ExtraVerdicts
 
-OPSET = 18
+OPSET = opsets.OPSET
 
 
 def op_types(model: Any) -> list[str]:
@@ -78,10 +88,44 @@ def cache_torchlib_ops() -> bool:
         return False
 
 
-def probe_onnx(ctx: ProbeContext) -> Outcome:
-    import onnx
+def ort_session(data: bytes, threads: int) -> Any:
+    """An onnxruntime session on the CPU provider with the worker's thread count."""
     import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+
+
+def export_model(module: Any, inputs: tuple[Any, ...], workdir: str, opset: int) -> Any:
+    """torch.onnx.export(dynamo=True) at ``opset``, default optimisation, in memory: a ModelProto."""
     import torch
+
+    program = torch.onnx.export(
+        module, inputs, dynamo=True, opset_version=opset, verbose=False, artifacts_dir=workdir
+    )
+    if program is None:
+        raise RuntimeError("torch.onnx.export returned no program")
+    return program.model_proto
+
+
+def probe_onnx(ctx: ProbeContext) -> Outcome:
+    # The other runtimes and opsets (runtimes/verdicts.py) run after the path's own verdict,
+    # whatever it is: they judge the same checked file, or an export of their own.
+    extra = ExtraVerdicts(
+        ctx, export=lambda n: export_model(ctx.module(flat_outputs=True), ctx.inputs(), ctx.workdir, n),
+        ort_session=ort_session,
+    )
+    try:
+        return _probe(ctx, extra)
+    finally:
+        extra.finish()
+
+
+def _probe(ctx: ProbeContext, extra: ExtraVerdicts) -> Outcome:
+    import onnx
 
     cache_torchlib_ops()
 
@@ -89,24 +133,17 @@ def probe_onnx(ctx: ProbeContext) -> Outcome:
     module = ctx.module(flat_outputs=True)
     inputs = ctx.inputs()
     t0 = time.perf_counter()
-    program = torch.onnx.export(
-        module, inputs, dynamo=True, opset_version=OPSET, verbose=False, artifacts_dir=ctx.workdir
-    )
-    if program is None:
-        raise RuntimeError("torch.onnx.export returned no program")
-    model = program.model_proto
+    with extra.capture.around_export():
+        model = export_model(module, inputs, ctx.workdir, OPSET)
     data = model.SerializeToString()
     ctx.onnx = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
 
     ctx.step = "checker"
     onnx.checker.check_model(model, full_check=True)
+    extra.checked(data)
 
     ctx.step = "ort-load"
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = ctx.threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    session = ort_session(data, ctx.threads)
     ctx.capture_s = time.perf_counter() - t0
 
     feeds_spec = session.get_inputs()
@@ -127,7 +164,19 @@ def _env() -> dict[str, Any]:
         "onnxscript": dist_version("onnxscript"),
         "onnxruntime": dist_version("onnxruntime"),
         "opset": OPSET,
+        **runtime_versions(),
+        "opsets": ",".join(str(n) for n in opsets.requested()),
     }
+
+
+def _subverdicts() -> tuple[SubVerdict, ...]:
+    runtimes = tuple(SubVerdict(r.id, r.title, r.label, "runtime", r.description) for r in enabled())
+    extra = tuple(
+        SubVerdict(opsets.subverdict_id(n), f"opset {n}", f"op{n}", "opset",
+                   f"torch.onnx.export(opset_version={n}), onnx.checker, run in onnxruntime")
+        for n in opsets.extra()
+    )
+    return runtimes + extra
 
 
 PATH = PathSpec(
@@ -142,4 +191,6 @@ PATH = PathSpec(
     probe=probe_onnx,
     env=_env,
     order=10,
+    subverdicts=_subverdicts,
+    uses=("opsweep.runtimes",),
 )

@@ -1,0 +1,224 @@
+"""The worker's side of the runtime host: start it lazily, send one request, wait with a deadline.
+
+Contract of ``RuntimeHost.request(message, timeout_s) -> Reply``:
+- The host process is started on the first request (and again after it was killed or died), with
+  the worker's Python, its thread count in the usual environment variables, its stdout / stderr
+  (the worker's log), in the worker's process group (the engine's kill of a worker takes the host
+  along). The protocol is host.py's, over two pipes of its own.
+- ``ok``: the host answered ``{"ok": true, ...}``; ``error``: it answered with an exception of the
+  runtime (``reply.error``: type, message, chain).
+- ``timeout``: no whole answer within ``timeout_s``; the host is killed (SIGKILL) and reaped.
+- ``crash``: the host died before answering (``reply.detail``: "exited with signal 11 (SIGSEGV)").
+Nothing here raises for what a runtime does; a failure to start the host is a ``crash`` too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import select
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+HOST_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.py")
+_HEADER_SIZE = 8
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@dataclasses.dataclass
+class Reply:
+    kind: str  # "ok" | "error" | "timeout" | "crash"
+    value: dict[str, Any] = dataclasses.field(default_factory=dict)
+    detail: str = ""  # timeout / crash: what happened to the host
+
+    @property
+    def error(self) -> dict[str, Any]:
+        return self.value.get("error") or {}
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "did not exit"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"exited with signal {-code} ({name})"
+    return f"exited with code {code}"
+
+
+class RuntimeHost:
+    """One host process, restarted on demand. Not thread-safe (one worker, one job at a time)."""
+
+    def __init__(self, threads: int = 1, python: str = sys.executable):
+        self.threads = max(1, int(threads))
+        self.python = python
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._to_host: int | None = None
+        self._from_host: int | None = None
+        self.starts = 0  # how many host processes this client started (tests assert restarts)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def _start(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        env = dict(os.environ)
+        for var in _THREAD_VARS:
+            env[var] = str(self.threads)
+        try:
+            self._proc = subprocess.Popen(
+                [self.python, "-u", HOST_SCRIPT, "--in", str(req_r), "--out", str(rep_w),
+                 "--threads", str(self.threads)],
+                stdin=subprocess.DEVNULL,
+                pass_fds=(req_r, rep_w),
+                env=env,
+            )
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        os.set_inheritable(req_w, False)
+        os.set_inheritable(rep_r, False)
+        self._to_host, self._from_host = req_w, rep_r
+        self.starts += 1
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def kill(self) -> None:
+        """Kill and reap the host (if any); the next request starts a new one."""
+        proc, self._proc = self._proc, None
+        for fd in (self._to_host, self._from_host):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._to_host = self._from_host = None
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    proc.send_signal(signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+                pass
+
+    def close(self) -> None:
+        """Ask the host to exit (EOF), then make sure it did."""
+        if self._proc is None:
+            return
+        if self._to_host is not None:
+            try:
+                os.close(self._to_host)
+            except OSError:
+                pass
+            self._to_host = None
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+    def _died(self) -> Reply:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+        self.kill()
+        return Reply("crash", detail=f"the runtime host {describe_exit(code)}")
+
+    def request(self, message: dict[str, Any], timeout_s: float) -> Reply:
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        if not self.alive():
+            self.kill()
+            try:
+                self._start()
+            except OSError as e:
+                self.kill()
+                return Reply("crash", detail=f"the runtime host could not be started: {e}")
+        data = pickle.dumps(message, protocol=5)
+        sent = self._send(len(data).to_bytes(_HEADER_SIZE, "big") + data, deadline)
+        if sent is not None:
+            return sent
+        return self._receive(deadline, timeout_s)
+
+    def _send(self, data: bytes, deadline: float) -> Reply | None:
+        fd = self._to_host
+        assert fd is not None
+        view = memoryview(data)
+        os.set_blocking(fd, False)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                return Reply("timeout", detail="the runtime host did not take the request in time")
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                n = os.write(fd, view[: 1 << 20])
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                return self._died()
+            view = view[n:]
+        return None
+
+    def _receive(self, deadline: float, timeout_s: float) -> Reply:
+        fd = self._from_host
+        assert fd is not None
+        buf = bytearray()
+        need = _HEADER_SIZE
+        have_header = False
+        while True:
+            while len(buf) < need:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self.kill()
+                    return Reply("timeout", detail=f"no answer within {timeout_s:g} s; the runtime host was killed")
+                readable, _, _ = select.select([fd], [], [], remaining)
+                if not readable:
+                    continue
+                chunk = os.read(fd, max(need - len(buf), 1 << 16))
+                if not chunk:
+                    return self._died()
+                buf += chunk
+            if have_header:
+                break
+            need = _HEADER_SIZE + int.from_bytes(buf[:_HEADER_SIZE], "big")
+            have_header = True
+        try:
+            value = pickle.loads(bytes(buf[_HEADER_SIZE:need]))
+        except Exception as e:  # noqa: BLE001 - a garbled answer is a broken host
+            self.kill()
+            return Reply("crash", detail=f"the runtime host sent an unreadable answer ({type(e).__name__})")
+        if not isinstance(value, dict):
+            self.kill()
+            return Reply("crash", detail="the runtime host sent an answer that is not a message")
+        return Reply("ok" if value.get("ok") else "error", value)
+
+
+_shared: RuntimeHost | None = None
+
+
+def shared_host(threads: int) -> RuntimeHost:
+    """The worker's one host (started lazily by its first request)."""
+    global _shared
+    if _shared is None or _shared.threads != max(1, int(threads)):
+        if _shared is not None:
+            _shared.close()
+        _shared = RuntimeHost(threads)
+    return _shared

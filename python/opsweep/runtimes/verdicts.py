@@ -1,0 +1,211 @@
+"""Sub-verdicts of the onnx path: each runtime on the exported file, each extra opset.
+
+A sub-verdict is judged exactly like the path's own verdict: the captured program runs on the
+trace inputs, on fresh inputs and (check=False cases) twice for the randomness check, each
+compared with eager on the same inputs (``ProbeContext.verify`` on a *sub-context*: its own step,
+checks and timings, the job's eager results shared, so eager runs once per input set for the whole
+job). The record of one sub-verdict (docs/formats.md section 3, ``subverdicts``)::
+
+    {"status": "ok" | "ok-unverified" | "mismatch" | "fail" | "timeout" | "crash",
+     "step": "" | "load" | "compile" | "run" | "compare"                      (runtimes)
+           | "" | "convert" | "export" | "checker" | "ort-load" | "ort-run" | "compare"  (opsets),
+     "detail": "...", "error": {"type","message","chain","frames"} | null,
+     "checks": {"fresh_inputs": {...}, "randomness": {...}},
+     "timings": {"total_s": 0.12}}
+
+Which sub-verdicts a record holds (``ExtraVerdicts``): every runtime once the export and the
+checker passed (the one checked file; absent otherwise: there is no file to run); opset N < 18
+once the opset-18 translation reached its conversion step (absent otherwise: torch would have
+failed the same way before converting); opset N > 18 always (its own export). Nothing here
+raises: whatever goes wrong is the sub-verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable
+
+from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, bound, evidence, scrub
+from opsweep.paths.base import Outcome, ProbeContext
+from opsweep.runtimes import RuntimeSpec, enabled
+from opsweep.runtimes import opsets as _opsets
+from opsweep.runtimes.client import Reply, RuntimeHost, shared_host
+
+FRESH_RAISED = "ran on its trace inputs but raised on fresh inputs"
+
+
+def sub_context(ctx: ProbeContext) -> ProbeContext:
+    """A context for one sub-verdict: the job's case, eager reference and caches; its own step,
+    checks, timings and findings."""
+    resets: dict[str, Any] = {
+        "step": "",
+        "capture_s": None,
+        "run_s": None,
+        "graph_breaks": None,
+        "break_reasons": [],
+        "onnx": None,
+        "side_error": None,
+        "notes": [],
+        "checks": {},
+        "subverdicts": {},
+    }
+    names = {f.name for f in dataclasses.fields(ctx)}
+    return dataclasses.replace(ctx, **{k: v for k, v in resets.items() if k in names})
+
+
+def _record(status: str, step: str, detail: str, error: dict[str, Any] | None, sub: ProbeContext,
+            started: float, library: Any) -> dict[str, Any]:
+    return {
+        "status": status,
+        "step": step,
+        "detail": scrub(detail, library),
+        "error": error,
+        "checks": {name: check.as_record() for name, check in sorted(sub.checks.items())},
+        "timings": {"total_s": round(time.perf_counter() - started, 4)},
+    }
+
+
+class RuntimeFailed(Exception):
+    """A host request that did not answer ``ok`` (raised inside ``verify``'s run callable)."""
+
+    def __init__(self, step: str, reply: Reply):
+        super().__init__(reply.detail or (reply.error.get("message") or "runtime error"))
+        self.step = step
+        self.reply = reply
+
+
+def _host_error(error: dict[str, Any], library: Any) -> dict[str, Any]:
+    return {
+        "type": str(error.get("type") or "RuntimeError"),
+        "message": scrub(str(error.get("message") or ""), library)[:MESSAGE_LIMIT],
+        "chain": bound(scrub(str(error.get("chain") or ""), library), CHAIN_LIMIT),
+        "frames": [],
+    }
+
+
+def judge_runtime(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host: RuntimeHost) -> dict[str, Any]:
+    """The sub-verdict of ``spec`` on the exported ``model`` (serialized ModelProto)."""
+    sub = sub_context(ctx)
+    started = time.perf_counter()
+    deadline = time.monotonic() + spec.time_limit_s
+
+    def call(step: str, message: dict[str, Any]) -> Reply:
+        sub.step = step
+        reply = host.request(message, deadline - time.monotonic())
+        if reply.kind != "ok":
+            raise RuntimeFailed(step, reply)
+        return reply
+
+    def run(inputs: tuple[Any, ...]) -> list[Any]:
+        arrays = [x.detach().cpu().contiguous().numpy() for x in inputs]
+        return list(call("run", {"op": "run", "inputs": arrays}).value["outputs"])
+
+    try:
+        call("load", {"op": "load", "adapter": spec.adapter, "model": model})
+        call("compile", {"op": "compile"})
+        outcome = sub.verify(run, "run")
+        return _record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library)
+    except RuntimeFailed as f:
+        kind = f.reply.kind
+        if kind == "timeout":
+            detail = (f"no answer within the {spec.time_limit_s:g} s time limit of {spec.title} "
+                      f"(step {f.step}); the runtime host was killed")
+            return _record("timeout", f.step, detail, None, sub, started, ctx.library)
+        if kind == "crash":
+            return _record("crash", f.step, f"{f.reply.detail} during {f.step}", None, sub, started, ctx.library)
+        detail = FRESH_RAISED if getattr(f, "opsweep_fresh_inputs", False) else ""
+        return _record("fail", f.step, detail, _host_error(f.reply.error, ctx.library), sub, started, ctx.library)
+    except Exception as e:  # noqa: BLE001 - e.g. an output numpy cannot compare: still data
+        detail = FRESH_RAISED if getattr(e, "opsweep_fresh_inputs", False) else ""
+        return _record("fail", sub.step or "run", detail, evidence(e, ctx.library), sub, started, ctx.library)
+    finally:
+        if host.alive():
+            host.request({"op": "close"}, 10.0)
+
+
+def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
+                ort_session: Callable[[bytes, int], Any]) -> dict[str, Any]:
+    """The sub-verdict of opset ``opset``: ``make_model()`` gives its ModelProto (at the step the
+    sub-context says: convert or export), then checker, onnxruntime, fidelity checks."""
+    import onnx
+
+    sub = sub_context(ctx)
+    started = time.perf_counter()
+    try:
+        sub.step = "convert" if opset < _opsets.OPSET else "export"
+        model = make_model()
+        got = _opsets.model_opset(model)
+        if got != opset:
+            raise _opsets.ConversionFailed(
+                f"torch.onnx.export(opset_version={opset}) returned a model at opset {got}"
+            )
+        sub.step = "checker"
+        onnx.checker.check_model(model, full_check=True)
+        sub.step = "ort-load"
+        data = model.SerializeToString()
+        session = ort_session(data, ctx.threads)
+        feeds_spec = session.get_inputs()
+        if len(feeds_spec) != len(ctx.case.inputs):
+            sub.step = "ort-run"
+            raise RuntimeError(f"the ONNX graph has {len(feeds_spec)} inputs, the case has {len(ctx.case.inputs)}")
+
+        def run(inputs: tuple[Any, ...]) -> list[Any]:
+            feeds = {s.name: x.detach().cpu().contiguous().numpy() for s, x in zip(feeds_spec, inputs)}
+            return list(session.run(None, feeds))
+
+        outcome: Outcome = sub.verify(run, "ort-run")
+        return _record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library)
+    except Exception as e:  # noqa: BLE001 - a failure of this opset is its verdict
+        detail = FRESH_RAISED if getattr(e, "opsweep_fresh_inputs", False) else ""
+        return _record("fail", sub.step, detail, evidence(e, ctx.library), sub, started, ctx.library)
+
+
+class ExtraVerdicts:
+    """What the onnx probe does besides onnxruntime at opset 18, in three calls:
+
+        extra = ExtraVerdicts(ctx, export=..., ort_session=...)
+        with extra.capture.around_export(): program = torch.onnx.export(...)
+        extra.checked(model_bytes)          # after onnx.checker passed
+        ...                                 # the path's own onnxruntime verdict
+        extra.finish()                      # in a finally: runs the runtimes and the opsets
+
+    ``export(opset)`` re-exports the case at an opset above 18 (the path's own call with another
+    ``opset_version``); ``ort_session(bytes, threads)`` is the path's onnxruntime session.
+    """
+
+    def __init__(self, ctx: ProbeContext, export: Callable[[int], Any],
+                 ort_session: Callable[[bytes, int], Any]):
+        self.ctx = ctx
+        self.export = export
+        self.ort_session = ort_session
+        self.opsets = _opsets.extra()
+        self.capture = _opsets.ConversionCapture(any(n < _opsets.OPSET for n in self.opsets))
+        self.model: bytes | None = None
+
+    def checked(self, model: bytes) -> None:
+        self.model = model
+
+    def finish(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        try:
+            if self.model is not None:
+                runtimes = enabled()
+                if runtimes:
+                    host = shared_host(self.ctx.threads)
+                    for spec in runtimes:
+                        out[spec.id] = judge_runtime(self.ctx, spec, self.model, host)
+            for n in self.opsets:
+                key = _opsets.subverdict_id(n)
+                if n < _opsets.OPSET:
+                    if self.capture.model is None:
+                        continue
+                    captured = self.capture.model
+                    out[key] = judge_opset(self.ctx, n, lambda: _opsets.convert(captured, n), self.ort_session)
+                else:
+                    out[key] = judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session)
+        finally:
+            target = getattr(self.ctx, "subverdicts", None)
+            if isinstance(target, dict):
+                target.update(out)
+        return out
