@@ -1,7 +1,8 @@
 """How each runtime is called: load, compile, run. Imported inside the runtime host only.
 
 Contract of an adapter (the host instantiates ``Class(threads)`` once per job and runtime):
-- ``load(model: bytes)``: parse the ONNX file (a failure is the runtime's ``load`` step);
+- ``load(model: bytes, input_names: list[str])``: parse the ONNX file (a failure is the runtime's
+  ``load`` step); ``input_names`` are the graph's inputs, in order (the case's inputs);
 - ``compile()``: whatever the runtime does before it can run (typing, shape inference,
   optimisation, kernel selection; a failure is its ``compile`` step); a no-op when it has none;
 - ``run(inputs: list[np.ndarray]) -> list[np.ndarray]``: inputs by position (the graph's input
@@ -27,7 +28,7 @@ class Adapter:
     def __init__(self, threads: int):
         self.threads = max(1, int(threads))
 
-    def load(self, model: bytes) -> None:
+    def load(self, model: bytes, input_names: list[str]) -> None:
         raise NotImplementedError
 
     def compile(self) -> None:
@@ -62,9 +63,14 @@ class OpenVINO(Adapter):
     (AVX512-BF16, AMX) runs float32 models in bfloat16, which depends on the host and is not what
     the exported file says. One stream, the worker's thread count, no thread pinning (several
     workers share the machine).
+
+    OpenVINO's ONNX reader drops graph inputs that no node uses (the compiled model does not have
+    them, and feeding one by name is refused: "Port for tensor name x was not found"); inputs are
+    fed by name, and the graph inputs OpenVINO dropped are left out.
     """
 
-    def load(self, model: bytes) -> None:
+    def load(self, model: bytes, input_names: list[str]) -> None:
+        self.input_names = list(input_names)
         global _OV_CORE
         import openvino as ov
 
@@ -84,14 +90,31 @@ class OpenVINO(Adapter):
         self.request = self.compiled.create_infer_request()
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        _check_count("inputs", len(self.compiled.inputs), len(inputs))
-        results = self.request.infer(list(inputs))
+        _check_count("inputs", len(self.input_names), len(inputs))
+        kept = {name for port in self.compiled.inputs for name in port.get_names()}
+        feeds = {name: x for name, x in zip(self.input_names, inputs) if name in kept}
+        results = self.request.infer(feeds)
         return [_own(results[port]) for port in self.compiled.outputs]
 
     @staticmethod
     def clean_message(text: str) -> str:
-        lines = [line for line in text.splitlines() if not _OV_LOCATION.match(line)]
-        return "\n".join(lines).strip()
+        """Source locations dropped; the front end's summary ("No conversion rule found for
+        operations: Det-18", "Conversion is failed for: GridSample-18") first, with the node's
+        validation message when there is one; then the rest of the text."""
+        lines = [line.rstrip() for line in text.splitlines() if not _OV_LOCATION.match(line)]
+        summary = [
+            line.strip()[3:]
+            for line in lines
+            if line.strip().startswith("-- ")
+            and ("No conversion rule found" in line or "Conversion is failed for" in line)
+        ]
+        why = ""
+        for i, line in enumerate(lines[:-1]):
+            if line.strip().startswith("While validating ONNX node") and lines[i + 1].strip():
+                why = lines[i + 1].strip()
+                break
+        head = [f"{summary[0]}: {why}" if why else summary[0]] if summary else []
+        return "\n".join(head + lines).strip()
 
 
 class Tract(Adapter):
@@ -105,7 +128,7 @@ class Tract(Adapter):
     single-threaded.
     """
 
-    def load(self, model: bytes) -> None:
+    def load(self, model: bytes, input_names: list[str]) -> None:
         import tract
 
         self.tract = tract
@@ -141,7 +164,7 @@ class Reference(Adapter):
     """onnx.reference.ReferenceEvaluator: building the evaluator is the load (it resolves every
     node's implementation); it has no compile; inputs are fed by the graph's input names."""
 
-    def load(self, model: bytes) -> None:
+    def load(self, model: bytes, input_names: list[str]) -> None:
         import onnx
         from onnx.reference import ReferenceEvaluator
 

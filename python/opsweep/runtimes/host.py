@@ -10,7 +10,8 @@ Protocol: each message is an 8-byte big-endian length and a pickle (protocol 5) 
 two dedicated pipes (stdout and stderr are the worker's log, so whatever a runtime prints never
 reaches the protocol). The worker sends one request and waits for its reply:
 
-    {"op":"load","adapter":"adapters:OpenVINO","model":<bytes>}  -> a new session (the old one dropped)
+    {"op":"load","adapter":"adapters:OpenVINO","model":<bytes>,"input_names":[...]}
+                                                                -> a new session (the old one dropped)
     {"op":"compile"}                                            -> the session's compile step
     {"op":"run","inputs":[<ndarray>, ...]}                      -> {"outputs":[<ndarray>, ...]}
     {"op":"close"}                                              -> the session dropped
@@ -124,7 +125,7 @@ def serve(requests: BinaryIO, replies: BinaryIO, threads: int) -> int:
                 cls = resolve_adapter(str(message["adapter"]))
                 cleaner = getattr(cls, "clean_message", None)
                 adapter = cls(threads)
-                adapter.load(message["model"])
+                adapter.load(message["model"], list(message.get("input_names") or []))
                 session = adapter
             elif op == "compile":
                 _require(session).compile()

@@ -84,8 +84,19 @@ def _host_error(error: dict[str, Any], library: Any) -> dict[str, Any]:
     }
 
 
-def judge_runtime(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host: RuntimeHost) -> dict[str, Any]:
+def graph_input_names(model: bytes) -> list[str]:
+    """The graph inputs of a serialized ModelProto, in order, initializers left out."""
+    import onnx
+
+    proto = onnx.load_model_from_string(model)
+    initializers = {t.name for t in proto.graph.initializer}
+    return [i.name for i in proto.graph.input if i.name not in initializers]
+
+
+def judge_runtime(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host: RuntimeHost,
+                  input_names: list[str] | None = None) -> dict[str, Any]:
     """The sub-verdict of ``spec`` on the exported ``model`` (serialized ModelProto)."""
+    names = graph_input_names(model) if input_names is None else input_names
     sub = sub_context(ctx)
     started = time.perf_counter()
     deadline = time.monotonic() + spec.time_limit_s
@@ -102,7 +113,7 @@ def judge_runtime(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host: Runt
         return list(call("run", {"op": "run", "inputs": arrays}).value["outputs"])
 
     try:
-        call("load", {"op": "load", "adapter": spec.adapter, "model": model})
+        call("load", {"op": "load", "adapter": spec.adapter, "model": model, "input_names": names})
         call("compile", {"op": "compile"})
         outcome = sub.verify(run, "run")
         return _record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library)
@@ -193,8 +204,9 @@ class ExtraVerdicts:
                 runtimes = enabled()
                 if runtimes:
                     host = shared_host(self.ctx.threads)
+                    names = graph_input_names(self.model)
                     for spec in runtimes:
-                        out[spec.id] = judge_runtime(self.ctx, spec, self.model, host)
+                        out[spec.id] = judge_runtime(self.ctx, spec, self.model, host, names)
             for n in self.opsets:
                 key = _opsets.subverdict_id(n)
                 if n < _opsets.OPSET:
