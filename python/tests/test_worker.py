@@ -31,7 +31,7 @@ EXPECTED = {
 }
 
 RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "onnx", "outputs",
-               "timings", "sources"}
+               "timings", "sources", "checks", "subverdicts"}
 
 
 def test_every_status_on_every_path_is_reached(statuses_run):
@@ -53,6 +53,11 @@ def test_records_follow_the_format(statuses_run):
             assert isinstance(r["graph_breaks"], int) and r["graph_breaks"] >= 0, (name, r)
         if path != "compile":
             assert r["graph_breaks"] is None and r["break_reasons"] == []
+        # sub-verdicts: the runtimes on every file that passed export and the checker, nothing else
+        exported = path == "onnx" and r["onnx"] is not None and r["step"] not in ("export", "checker")
+        assert sorted(r["subverdicts"]) == (["openvino", "reference", "tract"] if exported else []), (name, path, r)
+        for sub in r["subverdicts"].values():
+            assert set(sub) == {"status", "step", "detail", "error", "checks", "timings"}, (name, sub)
         text = json.dumps(r)
         home = os.path.expanduser("~")
         assert home + "/" not in text and "/root/" not in text and "/home/" not in text, (name, path, text[:2000])
