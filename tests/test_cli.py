@@ -129,3 +129,39 @@ def test_one_exit_status_convention_over_run_merge_and_render(binary, tmp_path):
     for snapshot in (str(bad), str(tmp_path / "missing.json")):
         p = subprocess.run([*render, snapshot, "--md", str(tmp_path / "q.md")], capture_output=True, text=True)
         assert p.returncode == 2, p.stderr
+
+
+def reason_texts():
+    """(where, text) of every cause and hint a page can show: the rules' and merge's own ids'."""
+    texts = []
+    for file in sorted((REPO / "rules").glob("*.json")):
+        for rule in json.loads(file.read_text(encoding="utf-8"))["rules"]:
+            texts += [(f"{file.name}: {rule['id']}", rule[k]) for k in ("cause", "hint")]
+    for snapshot in (REPO / "snapshots" / "kornia" / "snapshot.json", REPO / "tests" / "fixtures" / "merge" /
+                     "golden_snapshot.json"):
+        for rid, reason in json.loads(snapshot.read_text(encoding="utf-8"))["reasons"].items():
+            texts += [(f"{snapshot.relative_to(REPO)}: {rid}", reason[k]) for k in ("cause", "hint")]
+    return texts
+
+
+def test_no_hint_names_a_command_or_file_that_does_not_exist(binary):
+    helps = {verb: help_text(binary, verb) for verb in VERBS}
+    problems, commands = [], 0
+    for where, text in reason_texts():
+        for match in re.finditer(r"(?<![\w./-])opsweep ([a-z][\w-]*)([^`;.)]*)", text):
+            commands += 1
+            verb = match.group(1)
+            if verb not in helps:
+                problems.append(f"{where}: `opsweep {verb}` is not a command")
+                continue
+            for option in re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", match.group(2)):
+                if option not in helps[verb]:
+                    problems.append(f"{where}: `opsweep {verb}` has no option {option}")
+        # Files and folders of the repository a reader is sent to (a run's own .opsweep/ aside).
+        for token in re.findall(r"(?<![\w./-])((?:[\w.-]+/)+(?:[\w-]+\.(?:md|py|json))?)(?![\w/])", text):
+            if not token.startswith(".opsweep/") and not (REPO / token).exists():
+                problems.append(f"{where}: names {token}, which does not exist")
+        if re.search(r"\brepro\b", text):
+            problems.append(f"{where}: mentions a repro tool, which does not exist")
+    assert commands >= 3  # worker-crash, timeout, missing-result at least: not vacuous
+    assert problems == []
