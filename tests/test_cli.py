@@ -137,8 +137,9 @@ def reason_texts():
     for file in sorted((REPO / "rules").glob("*.json")):
         for rule in json.loads(file.read_text(encoding="utf-8"))["rules"]:
             texts += [(f"{file.name}: {rule['id']}", rule[k]) for k in ("cause", "hint")]
-    for snapshot in (REPO / "snapshots" / "kornia" / "snapshot.json", REPO / "tests" / "fixtures" / "merge" /
-                     "golden_snapshot.json"):
+    for snapshot in (REPO / "snapshots" / "kornia" / "snapshot.json",
+                     REPO / "tests" / "fixtures" / "merge" / "golden_snapshot.json",
+                     REPO / "tests" / "fixtures" / "render" / "snapshot.json"):
         for rid, reason in json.loads(snapshot.read_text(encoding="utf-8"))["reasons"].items():
             texts += [(f"{snapshot.relative_to(REPO)}: {rid}", reason[k]) for k in ("cause", "hint")]
     return texts

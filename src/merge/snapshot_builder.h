@@ -34,8 +34,7 @@ struct SnapshotOutput {
 
 SnapshotOutput BuildSnapshot(const Survey& survey, const Classifier& classifier, const SnapshotOptions& options);
 
-// Reason ids that no rule may take: they are produced by merge itself.
-inline constexpr const char* kUnclassifiedReason = "unclassified";
-inline constexpr const char* kMissingResultReason = "missing-result";
+using snapshot::kMissingResultReason;
+using snapshot::kUnclassifiedReason;
 
 }  // namespace opsweep

@@ -109,7 +109,9 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
   for (const GraphBreak& gb : outcome.break_reasons) {
     BreakReasonView view;
     view.reason = links.Link(gb.reason);
-    view.text = view.reason ? view.reason->title : OneLine(gb.text);
+    // A classified break reads as its reason's title; one no rule matched keeps Dynamo's own words.
+    const bool classified = view.reason && gb.reason != snapshot::kUnclassifiedReason;
+    view.text = classified ? view.reason->title : OneLine(gb.text);
     line.break_reasons.push_back(std::move(view));
   }
   line.text = OneLine(outcome.detail);

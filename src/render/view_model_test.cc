@@ -180,6 +180,26 @@ TEST(ViewModelTest, EqualReasonsOfSeveralPathsMergeIntoOneLine) {
   EXPECT_EQ(vm.reasons[0].operators, 1);
 }
 
+TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWords) {
+  Snapshot snapshot = Base();
+  snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};
+  Record record = MakeRecord("h", "color", "", kOk, kOk, Status::ok_breaks);
+  record.paths["compile"].graph_breaks = 2;
+  record.paths["compile"].break_reasons = {{"branch", "generic_jump TensorVariable()"},
+                                           {"unclassified", "Unsupported: call_function print"}};
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 1u);
+  ASSERT_EQ(row.details[0].break_reasons.size(), 2u);
+  EXPECT_EQ(row.details[0].break_reasons[0].text, "Python branch");
+  EXPECT_EQ(row.details[0].break_reasons[1].text, "Unsupported: call_function print");
+  EXPECT_EQ(row.details[0].break_reasons[1].reason->anchor, "reason-unclassified");
+  EXPECT_NE(row.search_text.find("Python branch"), std::string::npos);
+  EXPECT_NE(row.search_text.find("call_function print"), std::string::npos);
+  ASSERT_EQ(vm.reasons.size(), 2u);  // both reasons list the row
+}
+
 TEST(ViewModelTest, DetailFallsBackToTheErrorAndKeepsADifferentErrorApart) {
   Snapshot snapshot = Base();
   Record record = MakeRecord("g", "color", "", kFail, kFail, kOk);

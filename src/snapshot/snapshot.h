@@ -20,6 +20,11 @@ namespace opsweep::snapshot {
 
 inline constexpr int kSchema = 2;
 
+// Reason ids of the format itself, which no rule may take (merge writes them): an error or a
+// graph-break reason that no rule matched, and a job without a result (merged with --force).
+inline constexpr const char* kUnclassifiedReason = "unclassified";
+inline constexpr const char* kMissingResultReason = "missing-result";
+
 // One graph-break reason: its reason id (a rule's, or `unclassified`) and the cleaned text.
 struct GraphBreak {
   std::string reason;
