@@ -18,6 +18,15 @@ bool Admits(const std::vector<T>& allowed, const V& value) {
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
 }
 
+// A path's own outcome meets the rules without sub-verdicts; a sub-verdict the rules that name it,
+// and (kind opset: the path's pipeline at another opset) the path's rules too.
+bool AdmitsSubVerdict(const Rule& rule, const ClassifyInput& in) {
+  if (in.subverdict.empty()) return rule.subverdicts.empty();
+  if (rule.subverdicts.empty()) return in.subverdict_kind == SubVerdictKind::opset;
+  return std::any_of(rule.subverdicts.begin(), rule.subverdicts.end(),
+                     [&](const std::string& pattern) { return SubVerdictPatternMatches(pattern, in.subverdict); });
+}
+
 std::string_view Prefix(std::string_view s, size_t n) { return s.substr(0, std::min(n, s.size())); }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -51,6 +60,7 @@ Classification Classifier::Classify(const ClassifyInput& in) const {
 
   for (const Rule& rule : rules_.rules) {
     if (!Admits(rule.paths, in.path)) continue;
+    if (!AdmitsSubVerdict(rule, in)) continue;
     // A graph-break reason has no step and no status: only rules open to every step and status apply.
     if (in.step.empty() ? !rule.steps.empty() : !Admits(rule.steps, in.step)) continue;
     if (!in.status ? !rule.statuses.empty() : !Admits(rule.statuses, *in.status)) continue;

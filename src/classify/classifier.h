@@ -1,5 +1,5 @@
-// The matcher: picks the first rule (in ascending order) whose paths, steps and statuses admit the
-// outcome and whose text match holds, and fills the rule's detail template.
+// The matcher: picks the first rule (in ascending order) whose paths, sub-verdicts, steps and
+// statuses admit the outcome and whose text match holds, and fills the rule's detail template.
 //
 // Matched text is bounded so that std::regex never sees a long input: the worker detail, the error
 // type, the first 4000 characters of the root-cause message and the first 4000 of the chain, with
@@ -22,6 +22,10 @@ struct ClassifyInput {
   std::optional<Status> status;
   std::string_view detail;              // the worker's measured detail
   std::string_view error_type, message, chain;
+  // A sub-verdict of the path's record (core/path_spec.h): its id ("" = the path's own outcome) and
+  // kind. Rules that name it apply to it; the path's own rules too when it is of kind opset.
+  std::string_view subverdict = {};
+  SubVerdictKind subverdict_kind = SubVerdictKind::runtime;
 };
 
 struct Classification {

@@ -149,7 +149,27 @@ std::vector<std::string> Placeholders(const std::string& text) {
   return out;
 }
 
+// A concrete sub-verdict id for a pattern: "opset*" -> "opset17" (a sample needs one).
+std::string ExampleSubVerdict(const std::string& pattern) {
+  if (pattern.empty() || pattern.back() != '*') return pattern;
+  std::string stem = pattern.substr(0, pattern.size() - 1);
+  return stem == "opset" ? "opset17" : stem + "x";
+}
+
+SubVerdictKind GuessKind(const std::string& subverdict) {
+  return subverdict.rfind("opset", 0) == 0 ? SubVerdictKind::opset : SubVerdictKind::runtime;
+}
+
+bool IsSubVerdictPattern(const std::string& pattern) {
+  std::string_view id = pattern;
+  if (!id.empty() && id.back() == '*') id.remove_suffix(1);
+  if (id.empty() || id.front() == '-') return false;
+  return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
 bool ReadSample(const json& j, const Rule& rule, const std::string& where, Problems* p, RuleSample* out) {
+  out->subverdict = rule.subverdicts.empty() ? "" : ExampleSubVerdict(rule.subverdicts.front());
+  out->subverdict_kind = GuessKind(out->subverdict);
   out->path = rule.paths.empty() ? "" : rule.paths.front();
   out->step = rule.steps.empty() ? "" : rule.steps.front();
   out->status = rule.statuses.empty() ? Status::fail : rule.statuses.front();
@@ -162,6 +182,10 @@ bool ReadSample(const json& j, const Rule& rule, const std::string& where, Probl
     return false;
   }
   std::string status;
+  if (j.contains("subverdict")) {
+    if (!ReadString(j, "subverdict", &out->subverdict, where, p, false)) return false;
+    out->subverdict_kind = GuessKind(out->subverdict);
+  }
   bool ok = ReadString(j, "path", &out->path, where, p, false) && ReadString(j, "step", &out->step, where, p, false) &&
             ReadString(j, "status", &status, where, p, false) && ReadString(j, "type", &out->type, where, p, false) &&
             ReadString(j, "message", &out->message, where, p, false) &&
@@ -212,6 +236,12 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
   std::vector<std::string> statuses;
   ReadStringList(j, "paths", &rule.paths, where, p);
   ReadStringList(j, "steps", &rule.steps, where, p);
+  ReadStringList(j, "subverdicts", &rule.subverdicts, where, p);
+  for (const auto& pattern : rule.subverdicts) {
+    if (!IsSubVerdictPattern(pattern)) {
+      p->Add(where, fmt::format("sub-verdict '{}' is not an id (lowercase letters, digits, '-') or 'prefix*'", pattern));
+    }
+  }
   ReadStringList(j, "statuses", &statuses, where, p);
   for (const auto& s : statuses) {
     if (auto status = ParseStatus(s)) {
@@ -283,14 +313,23 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
     }
   }
   for (const auto& [key, value] : j.items()) {
-    static const std::set<std::string> kKnown = {"id",    "order", "paths", "steps",     "statuses", "match", "title",
-                                                 "cause", "detail", "hint", "component", "sample",   "samples", "note"};
+    static const std::set<std::string> kKnown = {"id",     "order",  "paths", "subverdicts", "steps",
+                                                 "statuses", "match", "title", "cause",      "detail",
+                                                 "hint",   "component", "sample", "samples", "note"};
     if (!kKnown.count(key)) p->Add(where, fmt::format("unknown key '{}'", key));
   }
   set->rules.push_back(std::move(rule));
 }
 
 }  // namespace
+
+bool SubVerdictPatternMatches(std::string_view pattern, std::string_view id) {
+  if (!pattern.empty() && pattern.back() == '*') {
+    pattern.remove_suffix(1);
+    return id.size() > pattern.size() && id.substr(0, pattern.size()) == pattern;
+  }
+  return pattern == id;
+}
 
 const std::vector<std::string>& FixedPlaceholders() {
   static const std::vector<std::string> kNames = {"public_op", "detail", "error",   "graph_breaks",   "path",
@@ -309,7 +348,26 @@ std::vector<std::string> CheckRulesAgainstPaths(const RuleSet& rules, const std:
     }
     if (applies.empty()) continue;  // none of its paths was surveyed: it cannot apply
     const std::string where = fmt::format("{}: rule '{}'", rule.file, rule.id);
-    for (const std::string& step : rule.steps) {
+    if (!rule.subverdicts.empty()) {
+      std::vector<const SubVerdictSpec*> subs;
+      for (const PathSpec& path : applies) {
+        for (const SubVerdictSpec& sub : path.subverdicts) {
+          if (std::any_of(rule.subverdicts.begin(), rule.subverdicts.end(),
+                          [&](const std::string& pattern) { return SubVerdictPatternMatches(pattern, sub.id); })) {
+            subs.push_back(&sub);
+          }
+        }
+      }
+      if (subs.empty()) continue;  // none of its sub-verdicts was surveyed
+      for (const std::string& step : rule.steps) {
+        if (std::none_of(subs.begin(), subs.end(), [&](const SubVerdictSpec* s) { return SubVerdictHasStep(*s, step); })) {
+          std::string ids;
+          for (const SubVerdictSpec* s : subs) ids += (ids.empty() ? "" : ", ") + s->id;
+          problems.push_back(fmt::format("{}: unknown step '{}' (not a step of sub-verdict {})", where, step, ids));
+        }
+      }
+    }
+    for (const std::string& step : rule.subverdicts.empty() ? rule.steps : std::vector<std::string>{}) {
       bool known = std::any_of(applies.begin(), applies.end(), [&](const PathSpec& p) { return PathHasStep(p, step); });
       if (!known) {
         std::string ids;

@@ -24,6 +24,9 @@ namespace opsweep {
 struct RuleSample {
   // Defaults: the rule's first path, step and status; else "" (any path, no step) and fail.
   std::string path, step;
+  std::string subverdict;           // "" = the path's own outcome; default: the rule's first sub-verdict
+                                    // (a pattern "opset*" gives "opset17")
+  SubVerdictKind subverdict_kind = SubVerdictKind::runtime;  // default: opset for "opset..." ids
   std::optional<Status> status;     // nullopt: a graph-break reason
   std::string type, message, chain, detail;
   bool is_break_reason = false;     // classified as a graph-break reason (no step, no status)
@@ -33,6 +36,9 @@ struct Rule {
   std::string id;
   int order = 0;
   std::vector<std::string> paths, steps;  // empty = any
+  // The sub-verdicts it classifies (ids, or "prefix*"); empty: a rule of the paths' own outcomes,
+  // which also classifies sub-verdicts of kind opset (they repeat the path's pipeline).
+  std::vector<std::string> subverdicts;
   std::vector<Status> statuses;           // empty = any
   std::vector<std::string> substrings;              // all must occur
   std::vector<std::string> any;                     // at least one must occur
@@ -55,6 +61,9 @@ struct RuleSource {
   std::string text;
 };
 
+// True when a rule's sub-verdict pattern (an id, or "prefix*") names the sub-verdict `id`.
+bool SubVerdictPatternMatches(std::string_view pattern, std::string_view id);
+
 // Placeholders a detail template may use besides the rule's own named captures and the
 // environment fields of the paths surveyed (`{onnxscript}`, `{torch}`, ...).
 const std::vector<std::string>& FixedPlaceholders();
@@ -64,9 +73,10 @@ bool LoadRules(const std::vector<RuleSource>& sources, RuleSet* out, std::string
 
 // Checks the rules against the paths surveyed: every step a rule names must be a common step or a
 // step of a path it applies to (its `paths` present among `paths`, or every one when it names
-// none; a rule whose paths are all absent is not checked), and every placeholder of its detail must
-// be filled by something (a capture, a fixed placeholder, or an env field of those paths). Returns
-// every problem, one a line, "<file>: rule '<id>': ...".
+// none; a rule whose paths are all absent is not checked); a rule of sub-verdicts names steps of
+// the sub-verdicts it matches among those paths' (none matched: not checked); every placeholder of
+// its detail must be filled by something (a capture, a fixed placeholder, or an env field of those
+// paths). Returns every problem, one a line, "<file>: rule '<id>': ...".
 std::vector<std::string> CheckRulesAgainstPaths(const RuleSet& rules, const std::vector<PathSpec>& paths);
 
 // The rules compiled into the binary.

@@ -10,6 +10,8 @@
 namespace opsweep {
 namespace {
 
+std::string LoadError(const std::string& text);
+
 RuleSet LoadEmbedded() {
   RuleSet set;
   std::string err;
@@ -20,6 +22,90 @@ RuleSet LoadEmbedded() {
 TEST(Rules, EmbeddedRulesFitTheBundledPaths) {
   RuleSet set = LoadEmbedded();
   EXPECT_EQ(CheckRulesAgainstPaths(set, testing::BundledPaths()), std::vector<std::string>{});
+}
+
+// The bundled paths as a worker run with `--opsets 17,18,23` describes them: two opset sub-verdicts.
+std::vector<PathSpec> BundledPathsWithOpsets() {
+  std::vector<PathSpec> paths = testing::BundledPaths();
+  for (PathSpec& p : paths) {
+    if (p.id != "onnx") continue;
+    for (const char* id : {"opset17", "opset23"}) {
+      SubVerdictSpec s;
+      s.id = id;
+      s.title = s.label = id;
+      s.kind = SubVerdictKind::opset;
+      s.steps = {std::string(id) == "opset17" ? "convert" : "export", "checker", "ort-load", "ort-run", "compare"};
+      p.subverdicts.push_back(s);
+    }
+  }
+  return paths;
+}
+
+TEST(Rules, EmbeddedRulesFitTheSubVerdictsOfEveryOpset) {
+  RuleSet set = LoadEmbedded();
+  EXPECT_EQ(CheckRulesAgainstPaths(set, BundledPathsWithOpsets()), std::vector<std::string>{});
+}
+
+TEST(Rules, SubVerdictPatterns) {
+  EXPECT_TRUE(SubVerdictPatternMatches("opset*", "opset17"));
+  EXPECT_FALSE(SubVerdictPatternMatches("opset*", "opset"));
+  EXPECT_TRUE(SubVerdictPatternMatches("tract", "tract"));
+  EXPECT_FALSE(SubVerdictPatternMatches("tract", "tract2"));
+  EXPECT_NE(LoadError(R"({"version":1,"rules":[{"id":"a","order":1,"subverdicts":["Open VINO"],"statuses":["fail"],
+    "title":"t","cause":"c","hint":"h","component":"x","sample":"s"}]})")
+                .find("sub-verdict 'Open VINO' is not an id"),
+            std::string::npos);
+}
+
+// A path's outcome meets the path rules; a runtime's sub-verdict only the rules that name it; an
+// opset's sub-verdict both (it repeats the path's pipeline).
+TEST(Rules, SubVerdictRulesMeetOnlyTheirSubVerdicts) {
+  RuleSet set = LoadEmbedded();
+  Classifier classifier(set);
+  auto id = [&](ClassifyInput in) {
+    const Rule* r = classifier.Classify(in).rule;
+    return r ? r->id : std::string("(none)");
+  };
+  const char* tract_error = "Translating node #1 \"n0\" Unimplemented(Det) ToTypedTranslator";
+  EXPECT_EQ(id({"onnx", "compile", Status::fail, "", "TractError", tract_error, "", "tract"}), "tract-missing-op");
+  // the same text as the path's own outcome, or another runtime's, is not tract's reason
+  EXPECT_EQ(id({"onnx", "ort-load", Status::fail, "", "TractError", tract_error, ""}), "ort-load-failure");
+  EXPECT_EQ(id({"onnx", "compile", Status::fail, "", "TractError", tract_error, "", "openvino"}), "(none)");
+  // a runtime's timeout is the runtime's, not the engine's
+  EXPECT_EQ(id({"onnx", "run", Status::timeout, "no answer within the 60 s time limit", "", "", "", "reference"}),
+            "runtime-timeout");
+  EXPECT_EQ(id({"onnx", "worker", Status::timeout, "no result after 600 s", "", "", ""}), "timeout");
+  // an opset above 18 exports again: the path's export rules classify it
+  const char* missing = "No ONNX function found for <OpOverload(op='aten._linalg_svd', overload='default')>. Failure";
+  ClassifyInput opset{"onnx", "export", Status::fail, "", "DispatchError", missing, "", "opset23", SubVerdictKind::opset};
+  EXPECT_EQ(id(opset), "onnx-missing-lowering");
+  ClassifyInput runtime = opset;
+  runtime.subverdict = "openvino";
+  runtime.subverdict_kind = SubVerdictKind::runtime;
+  EXPECT_EQ(id(runtime), "(none)");
+}
+
+TEST(Rules, SubVerdictStepsAreCheckedAgainstTheirDescriptions) {
+  RuleSet set;
+  std::string err;
+  ASSERT_TRUE(LoadRules({{"r.json", R"({"version":1,"rules":[
+    {"id":"a","order":1,"paths":["toy"],"subverdicts":["ov"],"steps":["lod"],"title":"t","cause":"c","hint":"h",
+     "component":"x","sample":"s"},
+    {"id":"b","order":2,"paths":["toy"],"subverdicts":["ov"],"steps":["load"],"title":"t","cause":"c","hint":"h",
+     "component":"x","sample":"s"},
+    {"id":"c","order":3,"paths":["toy"],"subverdicts":["opset*"],"steps":["whatever"],"title":"t","cause":"c",
+     "hint":"h","component":"x","sample":"s"}]})"}},
+                        &set, &err))
+      << err;
+  PathSpec toy = testing::TestPath("toy", {"capture"});
+  SubVerdictSpec ov;
+  ov.id = "ov";
+  ov.title = ov.label = "OV";
+  ov.steps = {"load", "run"};
+  toy.subverdicts.push_back(ov);
+  // c names no sub-verdict that was surveyed: not checked
+  EXPECT_EQ(CheckRulesAgainstPaths(set, {toy}),
+            (std::vector<std::string>{"r.json: rule 'a': unknown step 'lod' (not a step of sub-verdict ov)"}));
 }
 
 TEST(Rules, StepsAndPlaceholdersAreCheckedAgainstThePathsSurveyed) {
@@ -62,12 +148,12 @@ TEST(Rules, EverySampleIsClassifiedToItsRule) {
     ASSERT_FALSE(rule.samples.empty()) << rule.id;
     for (const RuleSample& s : rule.samples) {
       ++samples;
-      ClassifyInput in{s.path, s.step, s.status, s.detail, s.type, s.message, s.chain};
+      ClassifyInput in{s.path, s.step, s.status, s.detail, s.type, s.message, s.chain, s.subverdict, s.subverdict_kind};
       Classification c = classifier.Classify(in);
       ASSERT_NE(c.rule, nullptr) << rule.id << ": sample matched no rule: " << s.message.substr(0, 200);
       EXPECT_EQ(c.rule->id, rule.id) << "sample of '" << rule.id << "' went to '" << c.rule->id << "'";
       if (!rule.detail.empty()) {
-        std::string detail = classifier.Fill(rule.detail, c, {{"detail", s.detail}, {"error", "E"}, {"onnxscript", "0.7.2"}, {"onnxruntime", "1.32.0"}});
+        std::string detail = classifier.Fill(rule.detail, c, {{"detail", s.detail}, {"error", "E"}, {"onnxscript", "0.7.2"}, {"onnxruntime", "1.32.0"}, {"openvino", "2026.4.1"}, {"tract", "0.23.9"}, {"onnx", "1.23.2"}});
         EXPECT_FALSE(detail.empty()) << rule.id;
       }
     }

@@ -33,7 +33,8 @@ TEST(JobKey, KeepsTheTagsOfItsPathInOrder) {
   JobKey k = ComputeJobKey("fp1", onnx, Env());
   EXPECT_EQ(k.fields_json, R"({"case":"fp1","path":"onnx","harness":")" + onnx.harness +
                                R"(","python":"3.11","torch":"2.13.0+cpu","numpy":"2.4","device":"cpu","onnx":"1.2",)"
-                               R"("onnxscript":"0.7","onnxruntime":"1.3","opset":"18","library":"kornia 0.9.0 abc"})");
+                               R"("onnxscript":"0.7","onnxruntime":"1.3","opset":"18","openvino":"","tract":"","opsets":"",)"
+                               R"("library":"kornia 0.9.0 abc"})");
   EXPECT_EQ(k.digest.size(), 32u);
   EXPECT_EQ(k.digest, ComputeJobKey("fp1", onnx, Env()).digest);
   // export depends on fewer fields: only those are in its key.

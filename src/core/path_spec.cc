@@ -89,9 +89,20 @@ bool ParsePathSpec(const json& j, PathSpecForm form, PathSpec* out, std::string*
   for (const json& s : *subs) {
     if (!s.is_object()) return r.Fail("a sub-verdict is not an object");
     SubVerdictSpec sub;
-    Reader sr(s, fmt::format("path '{}': a sub-verdict", out->id), err);
+    std::string sub_id = s.contains("id") && s["id"].is_string() ? s["id"].get<std::string>() : "?";
+    Reader sr(s, fmt::format("path '{}': sub-verdict '{}'", out->id, sub_id), err);
     if (!sr.String("id", &sub.id) || !sr.String("title", &sub.title) || !sr.String("label", &sub.label)) return false;
     if (!IsPathId(sub.id)) return sr.Fail("an id is lowercase letters, digits and '-'");
+    // kind, description and steps came with sub-verdicts themselves; a description without them
+    // (none was ever published) reads as a runtime with no steps of its own.
+    if (auto kind = s.find("kind"); kind != s.end() && !kind->is_null()) {
+      if (!kind->is_string() || (*kind != "runtime" && *kind != "opset")) {
+        return sr.Fail("'kind' is neither \"runtime\" nor \"opset\"");
+      }
+      sub.kind = *kind == "opset" ? SubVerdictKind::opset : SubVerdictKind::runtime;
+    }
+    if (s.contains("description") && !sr.String("description", &sub.description, /*may_be_empty=*/true)) return false;
+    if (s.contains("steps") && !sr.Strings("steps", &sub.steps)) return false;
     if (!sub_ids.insert(sub.id).second) return r.Fail(fmt::format("sub-verdict '{}' twice", sub.id));
     out->subverdicts.push_back(std::move(sub));
   }
@@ -129,7 +140,14 @@ bool ParsePathSpecs(const json& list, PathSpecForm form, std::vector<PathSpec>* 
 
 json PathSpecSnapshotJson(const PathSpec& path) {
   json subs = json::array();
-  for (const auto& s : path.subverdicts) subs.push_back({{"id", s.id}, {"label", s.label}, {"title", s.title}});
+  for (const auto& s : path.subverdicts) {
+    subs.push_back({{"id", s.id},
+                    {"label", s.label},
+                    {"title", s.title},
+                    {"kind", SubVerdictKindId(s.kind)},
+                    {"description", s.description},
+                    {"steps", s.steps}});
+  }
   return {{"id", path.id},       {"title", path.title}, {"label", path.label}, {"description", path.description},
           {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
 }
@@ -149,6 +167,19 @@ const PathSpec* FindPath(const std::vector<PathSpec>& paths, std::string_view id
 
 bool PathHasStep(const PathSpec& path, std::string_view step) {
   return IsCommonStep(step) || std::find(path.steps.begin(), path.steps.end(), step) != path.steps.end();
+}
+
+std::string_view SubVerdictKindId(SubVerdictKind kind) { return kind == SubVerdictKind::opset ? "opset" : "runtime"; }
+
+const SubVerdictSpec* FindSubVerdict(const PathSpec& path, std::string_view id) {
+  for (const SubVerdictSpec& s : path.subverdicts) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
+bool SubVerdictHasStep(const SubVerdictSpec& sub, std::string_view step) {
+  return std::find(sub.steps.begin(), sub.steps.end(), step) != sub.steps.end();
 }
 
 std::vector<std::string> EnvFieldsOf(const std::vector<PathSpec>& paths) {

@@ -15,11 +15,22 @@
 
 namespace opsweep {
 
-// A verdict reported inside a path's record beside the path's own (a runtime, an opset).
+// What a sub-verdict is, which decides the reason rules that classify it: a `runtime` runs the
+// path's own file elsewhere (only rules that name it apply); an `opset` repeats the path's own
+// pipeline at another opset (the path's rules apply too). Persisted as "runtime" / "opset".
+enum class SubVerdictKind { runtime, opset };
+
+std::string_view SubVerdictKindId(SubVerdictKind kind);
+
+// A verdict reported inside a path's record beside the path's own (a runtime, an opset): the
+// record's `subverdicts[id]` (docs/formats.md section 3).
 struct SubVerdictSpec {
   std::string id;  // persisted, never reused
   std::string title;
-  std::string label;
+  std::string label;  // short: the page's compact mark
+  SubVerdictKind kind = SubVerdictKind::runtime;
+  std::string description;         // one sentence, for the page's card
+  std::vector<std::string> steps;  // where it can stop, in order (no common steps)
   bool operator==(const SubVerdictSpec&) const = default;
 };
 
@@ -58,6 +69,12 @@ const PathSpec* FindPath(const std::vector<PathSpec>& paths, std::string_view id
 
 // True when `step` is one of the path's own steps or a common step (core/status.h).
 bool PathHasStep(const PathSpec& path, std::string_view step);
+
+// The path's sub-verdict with this id, or nullptr.
+const SubVerdictSpec* FindSubVerdict(const PathSpec& path, std::string_view id);
+
+// True when `step` is one of the sub-verdict's steps (a sub-verdict never stops at a common step).
+bool SubVerdictHasStep(const SubVerdictSpec& sub, std::string_view step);
 
 // The union of the paths' env fields, first seen first (paths in the given order).
 std::vector<std::string> EnvFieldsOf(const std::vector<PathSpec>& paths);

@@ -68,6 +68,35 @@ TEST(PathSpec, RefusesWhatWouldBreakKeysOrSteps) {
   EXPECT_EQ(err, "path 'toy' is described twice");
 }
 
+TEST(PathSpec, SubVerdictsCarryTheirKindAndSteps) {
+  json j = Hello();
+  j["subverdicts"] = json::parse(R"([{"id":"ov","title":"OpenVINO","label":"OV","kind":"runtime","description":"d",
+    "steps":["load","run"]},{"id":"opset17","title":"opset 17","label":"op17","kind":"opset","steps":["convert"]}])");
+  PathSpec p;
+  std::string err;
+  ASSERT_TRUE(ParsePathSpec(j, PathSpecForm::hello, &p, &err)) << err;
+  EXPECT_EQ(p.subverdicts[0].kind, SubVerdictKind::runtime);
+  EXPECT_EQ(p.subverdicts[0].description, "d");
+  EXPECT_EQ(p.subverdicts[1].kind, SubVerdictKind::opset);
+  EXPECT_TRUE(SubVerdictHasStep(p.subverdicts[1], "convert"));
+  EXPECT_FALSE(SubVerdictHasStep(p.subverdicts[1], "eager"));  // no common steps for a sub-verdict
+  // the snapshot form keeps them
+  PathSpec back;
+  ASSERT_TRUE(ParsePathSpec(PathSpecSnapshotJson(p), PathSpecForm::snapshot, &back, &err)) << err;
+  EXPECT_EQ(back.subverdicts, p.subverdicts);
+  // a description from before sub-verdicts had kinds reads as a runtime without steps
+  EXPECT_EQ(ParsePathSpec(Hello(), PathSpecForm::hello, &p, &err), true);
+  EXPECT_EQ(p.subverdicts[0].kind, SubVerdictKind::runtime);
+  EXPECT_TRUE(p.subverdicts[0].steps.empty());
+  j["subverdicts"][0]["kind"] = "compiler";
+  EXPECT_FALSE(ParsePathSpec(j, PathSpecForm::hello, &p, &err));
+  EXPECT_EQ(err, "path 'toy': sub-verdict 'ov': 'kind' is neither \"runtime\" nor \"opset\"");
+  j["subverdicts"][0]["kind"] = "runtime";
+  j["subverdicts"][0]["steps"] = json{"load", "load"};
+  EXPECT_FALSE(ParsePathSpec(j, PathSpecForm::hello, &p, &err));
+  EXPECT_EQ(err, "path 'toy': sub-verdict 'ov': 'steps' lists 'load' twice");
+}
+
 TEST(PathSpec, TheBundledDescriptionsParse) {
   std::vector<PathSpec> paths = testing::BundledPaths();
   ASSERT_EQ(paths.size(), 3u);
@@ -75,7 +104,16 @@ TEST(PathSpec, TheBundledDescriptionsParse) {
   SortPaths(&shuffled);
   EXPECT_EQ(shuffled, paths);  // the harness lists them in order
   EXPECT_EQ(EnvFieldsOf(paths), (std::vector<std::string>{"python", "torch", "numpy", "device", "onnx", "onnxscript",
-                                                           "onnxruntime", "opset"}));
+                                                           "onnxruntime", "opset", "openvino", "tract", "opsets"}));
+  // the onnx path's sub-verdicts: three runtimes (the default opsets add none)
+  const PathSpec* onnx = FindPath(paths, "onnx");
+  ASSERT_EQ(onnx->subverdicts.size(), 3u);
+  EXPECT_EQ(onnx->subverdicts[0].id, "openvino");
+  EXPECT_EQ(onnx->subverdicts[0].kind, SubVerdictKind::runtime);
+  EXPECT_EQ(onnx->subverdicts[2].steps, (std::vector<std::string>{"load", "run", "compare"}));
+  EXPECT_TRUE(SubVerdictHasStep(*FindSubVerdict(*onnx, "tract"), "compile"));
+  EXPECT_FALSE(SubVerdictHasStep(*FindSubVerdict(*onnx, "reference"), "compile"));
+  EXPECT_EQ(FindSubVerdict(*onnx, "opset17"), nullptr);
   EXPECT_EQ(FindPath(paths, "compile")->title, "torch.compile");
   EXPECT_EQ(FindPath(paths, "tflite"), nullptr);
 }

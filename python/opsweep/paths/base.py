@@ -374,12 +374,15 @@ class SubVerdict:
     id: str  # persisted: never renamed or reused
     title: str  # "OpenVINO"
     label: str  # short, for compact marks: "OV"
-    kind: str = "runtime"  # "runtime" (the same file elsewhere) or "opset" (another export)
+    # "runtime": the path's own file, run elsewhere (classified by the rules that name it);
+    # "opset": the path's own pipeline at another opset (classified by the path's rules too)
+    kind: str = "runtime"
     description: str = ""  # one sentence for the page's card
+    steps: tuple[str, ...] = ()  # where it can stop, in order (the record's sub-verdict steps)
 
     def describe(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "label": self.label, "kind": self.kind,
-                "description": self.description}
+                "description": self.description, "steps": list(self.steps)}
 
 
 @dataclasses.dataclass(frozen=True)

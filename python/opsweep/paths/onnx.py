@@ -170,10 +170,11 @@ def _env() -> dict[str, Any]:
 
 
 def _subverdicts() -> tuple[SubVerdict, ...]:
-    runtimes = tuple(SubVerdict(r.id, r.title, r.label, "runtime", r.description) for r in enabled())
+    runtimes = tuple(SubVerdict(r.id, r.title, r.label, "runtime", r.description, r.steps) for r in enabled())
     extra = tuple(
         SubVerdict(opsets.subverdict_id(n), f"opset {n}", f"op{n}", "opset",
-                   f"torch.onnx.export(opset_version={n}), onnx.checker, run in onnxruntime")
+                   f"torch.onnx.export(opset_version={n}), onnx.checker, run in onnxruntime",
+                   (opsets.conversion_step(n), "checker", "ort-load", "ort-run", "compare"))
         for n in opsets.extra()
     )
     return runtimes + extra

@@ -41,6 +41,7 @@ class RuntimeSpec:
     distribution: str  # the package whose version keys the job ("" when another field covers it)
     time_limit_s: float  # per job: load + compile + every run, together
     description: str = ""
+    steps: tuple[str, ...] = ("load", "compile", "run", "compare")  # where its sub-verdict can stop
 
     def version(self) -> str:
         if not self.distribution:
@@ -81,6 +82,7 @@ RUNTIMES: tuple[RuntimeSpec, ...] = (
         distribution="",  # onnx.reference ships with onnx: the "onnx" field keys it
         time_limit_s=30.0,
         description="onnx.reference.ReferenceEvaluator: the specification's semantics in numpy",
+        steps=("load", "run", "compare"),  # no compile step
     ),
 )
 

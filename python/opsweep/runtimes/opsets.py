@@ -87,6 +87,11 @@ def subverdict_id(opset: int) -> str:
     return f"opset{opset}"
 
 
+def conversion_step(opset: int) -> str:
+    """Where an opset's model is made: ``convert`` below 18 (a replayed conversion), ``export`` above."""
+    return "convert" if opset < OPSET else "export"
+
+
 def _apis() -> Any:
     """The onnxscript framework-API module torch.onnx calls (``_lazy_import.onnxscript_apis``)."""
     from torch.onnx._internal import _lazy_import

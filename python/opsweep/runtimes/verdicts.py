@@ -144,7 +144,7 @@ def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
     sub = sub_context(ctx)
     started = time.perf_counter()
     try:
-        sub.step = "convert" if opset < _opsets.OPSET else "export"
+        sub.step = _opsets.conversion_step(opset)
         model = make_model()
         got = _opsets.model_opset(model)
         if got != opset:
