@@ -332,8 +332,9 @@ bool SubVerdictPatternMatches(std::string_view pattern, std::string_view id) {
 }
 
 const std::vector<std::string>& FixedPlaceholders() {
-  static const std::vector<std::string> kNames = {"public_op", "detail", "error",   "graph_breaks",   "path",
-                                                  "step",      "status", "library", "library_version"};
+  static const std::vector<std::string> kNames = {"public_op", "detail",  "error",          "graph_breaks", "path",
+                                                  "subverdict", "step",   "status",         "library",
+                                                  "library_version"};
   return kNames;
 }
 

@@ -155,7 +155,7 @@ class Builder {
         r.paths[path.id] = Missing();
         continue;
       }
-      r.paths[path.id] = OutcomeOf(path.id, it->second.record);
+      r.paths[path.id] = OutcomeOf(path, it->second.record);
       const json& onnx = it->second.record.value("onnx", json::object());
       json size = onnx.is_object() ? ScalarOrNull(onnx, "size_kb") : json(nullptr);
       (*timings)[name][path.id] = {{"duration_s", Round3(it->second.row.duration_s)},
@@ -194,22 +194,53 @@ class Builder {
     return out;
   }
 
-  snapshot::Outcome OutcomeOf(const std::string& path, const json& record) {
+  // The error's first line and its innermost library frame, cleaned.
+  void ErrorOf(const json& error, std::string* line, std::string* location) const {
+    std::string type = Str(error, "type"), message = Str(error, "message");
+    *line = CleanFirstLine(message.empty() ? type : message, library_, kErrorChars);
+    if (error.is_object()) {
+      if (auto frames = error.find("frames"); frames != error.end() && frames->is_array() && !frames->empty()) {
+        // Innermost first (python/opsweep/evidence.py): the first is where the library failed.
+        const json& inner = frames->front();
+        if (inner.is_string()) *location = CleanFirstLine(inner.get<std::string>(), library_, 200);
+      }
+    }
+  }
+
+  // The record's sub-verdicts (survey checked them against the path's description), each
+  // classified with the rules of its sub-verdict (docs/formats.md section 6).
+  std::map<std::string, snapshot::SubOutcome> SubOutcomes(const PathSpec& path, const json& record) {
+    std::map<std::string, snapshot::SubOutcome> out;
+    auto subs = record.find("subverdicts");
+    if (subs == record.end() || !subs->is_object()) return out;
+    for (const auto& [id, sub] : subs->items()) {
+      const SubVerdictSpec* spec = FindSubVerdict(path, id);
+      if (spec == nullptr || !sub.is_object()) continue;
+      snapshot::Outcome o;  // classified like an outcome, then cut down to a sub-outcome
+      o.status = ParseStatus(Str(sub, "status")).value_or(Status::not_applicable);
+      o.step = Str(sub, "step");
+      const std::string detail = Str(sub, "detail");
+      const json& error = sub.value("error", json(nullptr));
+      ErrorOf(error, &o.error, &o.location);
+      o.detail = CleanFirstLine(detail, library_, kDetailChars);
+      if (!IsSupported(o.status)) {
+        Classify(path.id, detail, Str(error, "type"), Str(error, "message"), Str(error, "chain"), &o, spec);
+      }
+      out[id] = {o.status, o.step, o.reason, o.detail, o.error, o.location};
+    }
+    return out;
+  }
+
+  snapshot::Outcome OutcomeOf(const PathSpec& spec, const json& record) {
+    const std::string& path = spec.id;
     snapshot::Outcome o;
     o.status = ParseStatus(Str(record, "status")).value_or(Status::not_applicable);  // survey checked it
     o.step = Str(record, "step");
     std::string detail = Str(record, "detail");
     const json& error = record.value("error", json(nullptr));
     std::string type = Str(error, "type"), message = Str(error, "message"), chain = Str(error, "chain");
-    o.error = CleanFirstLine(message.empty() ? type : message, library_, kErrorChars);
-
-    if (error.is_object()) {
-      if (auto frames = error.find("frames"); frames != error.end() && frames->is_array() && !frames->empty()) {
-        // Innermost first (python/opsweep/evidence.py): the first is where the library failed.
-        const json& inner = frames->front();
-        if (inner.is_string()) o.location = CleanFirstLine(inner.get<std::string>(), library_, 200);
-      }
-    }
+    ErrorOf(error, &o.error, &o.location);
+    o.subverdicts = SubOutcomes(spec, record);
     if (auto it = record.find("graph_breaks"); it != record.end() && it->is_number_integer()) {
       o.graph_breaks = it->get<int>();
     }
@@ -228,15 +259,19 @@ class Builder {
     return o;
   }
 
-  // The reason of an outcome that is not supported, and its detail text.
+  // The reason of an outcome (or of one of its sub-verdicts) that is not supported, and its detail text.
   void Classify(const std::string& path, const std::string& detail, const std::string& type, const std::string& message,
-                const std::string& chain, snapshot::Outcome* o) {
+                const std::string& chain, snapshot::Outcome* o, const SubVerdictSpec* sub = nullptr) {
     ClassifyInput in{path, o->step, o->status, detail, type, message, chain};
+    if (sub != nullptr) {
+      in.subverdict = sub->id;
+      in.subverdict_kind = sub->kind;
+    }
     Classification c = classifier_.Classify(in);
     if (!c.rule) {
       o->reason = kUnclassifiedReason;
       used_reasons_.insert(kUnclassifiedReason);
-      Unclassified(path, o->error.empty() ? o->detail : o->error);
+      Unclassified(sub != nullptr ? path + "/" + sub->id : path, o->error.empty() ? o->detail : o->error);
       if (o->detail.empty()) o->detail = o->error;
       return;
     }
@@ -247,6 +282,7 @@ class Builder {
       vars["detail"] = o->detail;
       vars["error"] = o->error;
       vars["path"] = path;
+      vars["subverdict"] = sub != nullptr ? sub->id : "";
       vars["step"] = o->step;
       vars["status"] = std::string(StatusId(o->status));
       vars["graph_breaks"] = o->graph_breaks ? std::to_string(*o->graph_breaks) : "";

@@ -60,6 +60,38 @@ std::vector<std::string> OrderedIds(const std::set<std::string>& ids, const std:
   return out;
 }
 
+// Checks a record's sub-verdicts against its path's description: each one the path describes, with
+// a known status and one of its own steps. Every status may appear (the worker times a runtime out
+// itself). Returns "" when they are fit for the snapshot.
+std::string SubVerdictsProblem(const json& record, const PathSpec& path) {
+  auto subs = record.find("subverdicts");
+  if (subs == record.end() || subs->is_null()) return "";
+  if (!subs->is_object()) return "subverdicts is not an object";
+  for (const auto& [id, sub] : subs->items()) {
+    const SubVerdictSpec* spec = FindSubVerdict(path, id);
+    if (spec == nullptr) return fmt::format("sub-verdict '{}' is not one that path '{}' describes", id, path.id);
+    if (!sub.is_object()) return fmt::format("sub-verdict '{}' is not an object", id);
+    auto status = sub.find("status");
+    if (status == sub.end() || !status->is_string()) return fmt::format("sub-verdict '{}' has no status", id);
+    if (!ParseStatus(status->get<std::string>())) {
+      return fmt::format("sub-verdict '{}': unknown status '{}'", id, status->get<std::string>());
+    }
+    auto step = sub.find("step");
+    if (step != sub.end() && !step->is_null()) {
+      if (!step->is_string()) return fmt::format("sub-verdict '{}': 'step' is not a string", id);
+      const std::string st = step->get<std::string>();
+      if (!st.empty() && !SubVerdictHasStep(*spec, st)) {
+        return fmt::format("sub-verdict '{}': unknown step '{}' (not one of its steps)", id, st);
+      }
+    }
+    auto error = sub.find("error");
+    if (error != sub.end() && !error->is_null() && !error->is_object()) {
+      return fmt::format("sub-verdict '{}': error is neither null nor an object", id);
+    }
+  }
+  return "";
+}
+
 // Checks one record against its path's description; returns "" when it is fit for the snapshot.
 std::string RecordProblem(const StoredResult& row, const json& record, const PathSpec& path) {
   if (!record.is_object()) return "the record is not a JSON object";
@@ -90,7 +122,7 @@ std::string RecordProblem(const StoredResult& row, const json& record, const Pat
   }
   auto error = record.find("error");
   if (error != record.end() && !error->is_null() && !error->is_object()) return "error is neither null nor an object";
-  return "";
+  return SubVerdictsProblem(record, path);
 }
 
 // Pass 1: every database's inventory joins the survey's cases.

@@ -132,6 +132,62 @@ TEST(Survey, StepsAreCheckedAgainstTheirPathsDescription) {
   EXPECT_NE(all.find("a.db: x / export: unknown step 'ort-run' (not a step of path 'export')"), std::string::npos) << all;
 }
 
+TEST(Survey, SubVerdictsAreCheckedAgainstTheirPathsDescription) {
+  DbContents db = Db("a.db", {"x", "y", "z", "w"});
+  db.results = {
+      Result("x", "onnx", R"({"status":"ok","subverdicts":{"openvino":{"status":"timeout","step":"run"}}})"),
+      Result("y", "onnx", R"({"status":"ok","subverdicts":{"tensorrt":{"status":"ok"}}})"),
+      Result("z", "onnx", R"({"status":"ok","subverdicts":{"reference":{"status":"fail","step":"compile"}}})"),
+      Result("w", "onnx", R"({"status":"ok","subverdicts":{"tract":{"status":"maybe"}}})")};
+  for (const char* c : {"x", "y", "z", "w"}) db.results.push_back(Result(c, "export", R"({"status":"ok"})"));
+  Survey s = JoinSurvey({db}, {});
+  std::string all = All(s);
+  EXPECT_EQ(all.find("x / onnx"), std::string::npos) << all;  // a runtime's own timeout is fine
+  EXPECT_NE(all.find("a.db: y / onnx: sub-verdict 'tensorrt' is not one that path 'onnx' describes"), std::string::npos) << all;
+  EXPECT_NE(all.find("a.db: z / onnx: sub-verdict 'reference': unknown step 'compile' (not one of its steps)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("a.db: w / onnx: sub-verdict 'tract': unknown status 'maybe'"), std::string::npos) << all;
+}
+
+// Each sub-verdict is classified by its own rules; an opset's by the path's too.
+TEST(Survey, SnapshotClassifiesEverySubVerdict) {
+  nlohmann::json paths = nlohmann::json::parse(Paths({"onnx"}));
+  paths[0]["subverdicts"].push_back(
+      {{"id", "opset23"}, {"title", "opset 23"}, {"label", "op23"}, {"kind", "opset"}, {"description", ""},
+       {"steps", {"export", "checker", "ort-load", "ort-run", "compare"}}});
+  DbContents db = Db("a.db", {"x"}, paths.dump());
+  db.results = {Result("x", "onnx", R"({"status":"ok","subverdicts":{
+    "openvino":{"status":"fail","step":"load","detail":"","error":{"type":"RuntimeError","message":"No conversion rule found for operations: Det-18\nFrontEnd API failed"}},
+    "tract":{"status":"timeout","step":"run","detail":"no answer within the 60 s time limit of tract (step run); the runtime host was killed","error":null},
+    "reference":{"status":"ok","step":"","detail":"","error":null},
+    "opset23":{"status":"fail","step":"export","detail":"","error":{"type":"DispatchError","message":"No ONNX function found for <OpOverload(op='aten._linalg_svd', overload='default')>. x","frames":["kornia/a.py:1"]}}}})")};
+  Survey s = JoinSurvey({db}, {});
+  ASSERT_TRUE(s.problems.empty()) << All(s);
+  s.env["openvino"] = "2026.4.1";
+  s.env["onnxscript"] = "0.7.2";
+  RuleSet rules;
+  std::string err;
+  ASSERT_TRUE(LoadRules(EmbeddedRuleSources(), &rules, &err)) << err;
+  Classifier classifier(rules);
+  SnapshotOptions options;
+  SnapshotOutput out = BuildSnapshot(s, classifier, options);
+  const auto& subs = out.snapshot.records.at(0).paths.at("onnx").subverdicts;
+  ASSERT_EQ(subs.size(), 4u);
+  EXPECT_EQ(subs.at("openvino").reason, "openvino-missing-op");
+  EXPECT_EQ(subs.at("openvino").detail, "OpenVINO 2026.4.1 has no conversion rule for ONNX Det (opset 18)");
+  EXPECT_EQ(subs.at("openvino").error, "No conversion rule found for operations: Det-18");
+  EXPECT_EQ(subs.at("tract").reason, "runtime-timeout");
+  EXPECT_EQ(subs.at("reference").reason, "");
+  EXPECT_EQ(subs.at("opset23").reason, "onnx-missing-lowering");
+  EXPECT_EQ(subs.at("opset23").location, "kornia/a.py:1");
+  for (const char* id : {"openvino-missing-op", "runtime-timeout", "onnx-missing-lowering"}) {
+    EXPECT_TRUE(out.snapshot.reasons.count(id)) << id;
+  }
+  EXPECT_EQ(out.unclassified, 0u);
+  EXPECT_NE(out.snapshot_json.find(R"("subverdicts": {)"), std::string::npos);
+}
+
 TEST(Survey, ASchemaOneRunIsNotReadable) {
   DbContents db = Db("a.db", {"x"}, R"(["onnx","export"])");
   Survey s = JoinSurvey({db}, {});

@@ -31,6 +31,18 @@ struct GraphBreak {
   std::string text;
 };
 
+// One sub-verdict of an outcome (a runtime, an opset: the path description's `subverdicts`),
+// classified like the outcome itself. Absent from its outcome when it did not run.
+struct SubOutcome {
+  Status status = Status::not_applicable;
+  std::string step;      // one of the sub-verdict's steps; "" when it finished
+  std::string reason;    // reason id; "" (null on disk) for a supported sub-verdict
+  std::string detail;
+  std::string error;
+  std::string location;
+  bool operator==(const SubOutcome&) const = default;
+};
+
 // One record's outcome on one path.
 struct Outcome {
   Status status = Status::not_applicable;
@@ -42,6 +54,7 @@ struct Outcome {
   std::optional<int> graph_breaks;
   std::vector<GraphBreak> break_reasons;
   std::vector<std::string> op_types;  // sorted
+  std::map<std::string, SubOutcome> subverdicts;  // by sub-verdict id; written only when not empty
 };
 
 struct Record {

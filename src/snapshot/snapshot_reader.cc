@@ -109,6 +109,40 @@ bool ReadBreakReasons(FieldReader& fields, const json& j, const std::string& whe
   return true;
 }
 
+bool ReadSubOutcomes(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path,
+                     const std::map<std::string, Reason>& reasons, Outcome* out) {
+  const json* subs = nullptr;
+  if (!fields.Object(j, "subverdicts", where, Need::kOptional, &subs)) return false;
+  if (subs == nullptr) return true;
+  for (const auto& [id, value] : subs->items()) {
+    const std::string sub_where = fmt::format("{}.subverdicts.{}", where, id);
+    const SubVerdictSpec* spec = FindSubVerdict(path, id);
+    if (spec == nullptr) return fields.Fail(sub_where, fmt::format("path '{}' describes no sub-verdict '{}'", path.id, id));
+    if (!value.is_object()) return fields.Fail(sub_where, "is not an object");
+    SubOutcome sub;
+    std::string status;
+    if (!fields.String(value, "status", sub_where, Need::kRequired, &status)) return false;
+    const auto parsed = ParseStatus(status);
+    if (!parsed) return fields.Fail(sub_where, fmt::format("unknown status '{}'", status));
+    sub.status = *parsed;
+    if (!fields.String(value, "step", sub_where, Need::kOptional, &sub.step) ||
+        !fields.String(value, "reason", sub_where, Need::kOptional, &sub.reason) ||
+        !fields.String(value, "detail", sub_where, Need::kOptional, &sub.detail) ||
+        !fields.String(value, "error", sub_where, Need::kOptional, &sub.error) ||
+        !fields.String(value, "location", sub_where, Need::kOptional, &sub.location)) {
+      return false;
+    }
+    if (!sub.step.empty() && !SubVerdictHasStep(*spec, sub.step)) {
+      return fields.Fail(sub_where, fmt::format("step '{}' is not a step of sub-verdict '{}'", sub.step, id));
+    }
+    if (!sub.reason.empty() && reasons.find(sub.reason) == reasons.end()) {
+      return fields.Fail(sub_where, fmt::format("reason '{}' is not in 'reasons'", sub.reason));
+    }
+    out->subverdicts[id] = std::move(sub);
+  }
+  return true;
+}
+
 bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path,
                  const std::map<std::string, Reason>& reasons, Outcome* out) {
   if (!j.is_object()) return fields.Fail(where, "is not an object");
@@ -123,7 +157,7 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, c
       !fields.String(j, "error", where, Need::kOptional, &out->error) ||
       !fields.String(j, "location", where, Need::kOptional, &out->location) ||
       !fields.StringList(j, "op_types", where, &out->op_types) ||
-      !ReadBreakReasons(fields, j, where, reasons, out)) {
+      !ReadBreakReasons(fields, j, where, reasons, out) || !ReadSubOutcomes(fields, j, where, path, reasons, out)) {
     return false;
   }
   if (!out->step.empty() && !PathHasStep(path, out->step)) {

@@ -95,6 +95,40 @@ TEST(SnapshotWriter, WritesWhatTheReaderReadsToTheByte) {
   EXPECT_EQ(WriteSnapshot(snapshot), text);
 }
 
+json SubJson(const char* status, const char* step = "", const char* reason = nullptr) {
+  return {{"status", status}, {"step", step}, {"reason", reason ? json(reason) : json(nullptr)},
+          {"detail", "d"}, {"error", ""}, {"location", ""}};
+}
+
+TEST(SnapshotReader, SubVerdictsRoundTripUnderTheirPath) {
+  json j = Minimal();
+  j["records"][0]["paths"]["onnx"]["subverdicts"] = {{"openvino", SubJson("fail", "load", "r1")},
+                                                     {"reference", SubJson("ok")}};
+  const std::string text = j.dump(2) + "\n";
+  Snapshot snapshot;
+  std::string err;
+  ASSERT_TRUE(ReadSnapshot(text, &snapshot, &err)) << err;
+  const auto& subs = snapshot.records[0].paths.at("onnx").subverdicts;
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs.at("openvino").status, Status::fail);
+  EXPECT_EQ(subs.at("openvino").reason, "r1");
+  EXPECT_TRUE(snapshot.records[1].paths.at("onnx").subverdicts.empty());
+  EXPECT_EQ(WriteSnapshot(snapshot), text);  // none written where there are none
+}
+
+TEST(SnapshotReader, RefusesSubVerdictsTheirPathDoesNotDescribe) {
+  json j = Minimal();
+  j["records"][0]["paths"]["onnx"]["subverdicts"] = {{"tensorrt", SubJson("ok")}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx.subverdicts.tensorrt: path 'onnx' describes no sub-verdict 'tensorrt'");
+  j["records"][0]["paths"]["onnx"]["subverdicts"] = {{"reference", SubJson("fail", "compile")}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx.subverdicts.reference: step 'compile' is not a step of sub-verdict "
+                        "'reference'");
+  j["records"][0]["paths"]["onnx"]["subverdicts"] = {{"tract", SubJson("fail", "load", "nope")}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx.subverdicts.tract: reason 'nope' is not in 'reasons'");
+  j["records"][0]["paths"]["onnx"]["subverdicts"] = {{"tract", SubJson("maybe")}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx.subverdicts.tract: unknown status 'maybe'");
+}
+
 TEST(SnapshotReader, AnUnversionedLibraryIsRead) {
   json j = Minimal();
   j["library"]["version"] = "";

@@ -8,18 +8,31 @@ using json = nlohmann::json;
 
 json IdOrNull(const std::string& id) { return id.empty() ? json(nullptr) : json(id); }
 
+json SubOutcomeJson(const SubOutcome& o) {
+  return {{"status", StatusId(o.status)}, {"step", o.step},   {"reason", IdOrNull(o.reason)},
+          {"detail", o.detail},           {"error", o.error}, {"location", o.location}};
+}
+
 json OutcomeJson(const Outcome& o) {
   json breaks = json::array();
   for (const GraphBreak& b : o.break_reasons) breaks.push_back({{"reason", IdOrNull(b.reason)}, {"text", b.text}});
-  return {{"status", StatusId(o.status)},
-          {"step", o.step},
-          {"reason", IdOrNull(o.reason)},
-          {"detail", o.detail},
-          {"error", o.error},
-          {"location", o.location},
-          {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
-          {"break_reasons", breaks},
-          {"op_types", o.op_types}};
+  json out = {{"status", StatusId(o.status)},
+              {"step", o.step},
+              {"reason", IdOrNull(o.reason)},
+              {"detail", o.detail},
+              {"error", o.error},
+              {"location", o.location},
+              {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
+              {"break_reasons", breaks},
+              {"op_types", o.op_types}};
+  // A new runtime or opset adds a key here, not a column family; outcomes without any (other
+  // paths, exports that failed) carry none, so earlier snapshots keep their bytes.
+  if (!o.subverdicts.empty()) {
+    json subs = json::object();
+    for (const auto& [id, sub] : o.subverdicts) subs[id] = SubOutcomeJson(sub);
+    out["subverdicts"] = subs;
+  }
+  return out;
 }
 
 json RecordJson(const Record& r) {
