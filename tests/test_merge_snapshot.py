@@ -69,7 +69,7 @@ def test_header_comes_from_the_workers_not_the_merging_machine(tmp_path):
     assert data["environment"]["opset"] == 18 and data["environment"]["device"] == "cpu"
     # The union of the env fields the paths' descriptions name, and nothing the merging machine has.
     assert sorted(data["environment"]) == sorted(["python", "torch", "numpy", "device", "onnx", "onnxscript",
-                                                  "onnxruntime", "opset"])
+                                                  "onnxruntime", "opset", "openvino", "tract", "opsets"])
     assert "opset" not in data and "device" not in data  # schema 2: inside the environment
     # The paths as their descriptions say (tests/fixtures/paths.json), without harness or durations.
     assert [p["id"] for p in data["paths"]] == ["onnx", "export", "compile"]

@@ -56,7 +56,7 @@ def test_every_behaviour_becomes_a_record(tmp_path):
         fields = json.loads(row["key_fields_json"])
         # The onnx path's own tags, in its description's order: its harness digest, its env fields.
         assert list(fields) == ["case", "path", "harness", "python", "torch", "numpy", "device", "onnx", "onnxscript",
-                                "onnxruntime", "opset", "library"]
+                                "onnxruntime", "opset", "openvino", "tract", "opsets", "library"]
         assert fields["case"] == "fp-" + case and fields["path"] == "onnx" and fields["opset"] == "18"
         assert fields["harness"] == onnx["harness"]
     assert res[("hang_e", "onnx")]["duration_s"] >= 1.5

@@ -46,6 +46,7 @@ struct RunOptions {
   std::string shard;
   std::string python;
   std::string library;
+  std::vector<std::string> opsets;
   long long memory_limit_mb = 0;
   int max_restarts = 50;
   bool retry_failed = false;
@@ -95,6 +96,25 @@ bool ParseCount(const std::string& flag, const std::string& text, long long min,
   return true;
 }
 
+// "--opset 23,17,18" -> "17,18,23": whole numbers, sorted, each once. The worker checks them
+// against the onnx it has (and always measures 18, the onnx path's own opset).
+bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::string* err) {
+  std::vector<long long> values;
+  for (const auto& item : items) {
+    long long v = 0;
+    if (item.empty() || item.size() > 3 || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        (v = std::stoll(item)) < 1) {
+      *err = fmt::format("--opset '{}': expected ONNX opset numbers, comma-separated (e.g. 17,18,23)", item);
+      return false;
+    }
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  std::sort(values.begin(), values.end());
+  out->clear();
+  for (long long v : values) *out += (out->empty() ? "" : ",") + std::to_string(v);
+  return true;
+}
+
 int Run(RunOptions o) {
   // Options first: a bad one costs nothing.
   PlanRequest plan;
@@ -119,6 +139,8 @@ int Run(RunOptions o) {
     o.max_restarts = static_cast<int>(std::min(count, 1000000LL));
   }
   if (!o.shard.empty() && !ParseShard(o.shard, &plan.shard, &err)) return Error(kExitBadInput, err);
+  std::string opsets;
+  if (!o.opsets.empty() && !ParseOpsets(o.opsets, &opsets, &err)) return Error(kExitBadInput, err);
   for (const auto& p : o.paths) {
     if (p.empty()) return Error(kExitBadInput, "--paths: empty path name");
     if (std::find(plan.paths.begin(), plan.paths.end(), p) == plan.paths.end()) plan.paths.push_back(p);
@@ -165,6 +187,7 @@ int Run(RunOptions o) {
   command.registries = registries;
   command.threads = threads;
   command.library = o.library;
+  command.opsets = opsets;
   command.log_dir = (db_path.parent_path() / "logs").string();
   command.env = {{"OMP_NUM_THREADS", std::to_string(threads)},
                  {"MKL_NUM_THREADS", std::to_string(threads)},
@@ -225,6 +248,10 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--python", opts->python, "Python for the workers (default $OPSWEEP_PYTHON, else the one beside opsweep, else python3)");
   cmd->add_option("--library", opts->library,
                   "Top-level package of the surveyed library (default: the package most case targets come from)");
+  cmd->add_option("--opset", opts->opsets,
+                  "ONNX opsets of the onnx path, comma-separated (default 18; 18 is always measured, each other "
+                  "opset is a sub-verdict of its own)")
+      ->delimiter(',');
   cmd->add_option("--memory-limit", opts->memory_limit_text, "MiB per worker process group (default 75% of RAM / workers)");
   cmd->add_option("--max-restarts", opts->max_restarts_text,
                   "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)");

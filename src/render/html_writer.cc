@@ -95,7 +95,9 @@ class Page {
       }
       out_ += "</div>\n";
     }
-    out_ += "</section>\n<ul class=\"facts\">\n";
+    out_ += "</section>\n";
+    SubVerdictCards();
+    out_ += "<ul class=\"facts\">\n";
     out_ += fmt::format("<li><b>{}</b><span>of {} configurations pass every path</span></li>\n",
                         FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
     out_ += fmt::format(
@@ -128,7 +130,35 @@ class Page {
           "class=\"m\">{}</span></li>\n",
           entry.cell.token, entry.cell.symbol, E(label), E(entry.meaning));
     }
-    out_ += "</ul>\n</section>\n";
+    out_ += "</ul>\n";
+    if (!vm_.marks_legend.empty()) {
+      out_ += "<p class=\"grp\">Marks beside a cell are the same operator in other runtimes and opsets:</p>\n"
+              "<ul class=\"legend marks-legend\">\n";
+      for (const std::string& line : vm_.marks_legend) out_ += "<li>" + E(line) + "</li>\n";
+      out_ += "</ul>\n";
+    }
+    out_ += "</section>\n";
+  }
+
+  // A card per sub-verdict: supported of the records it ran on (a runtime runs on exported files).
+  void SubVerdictCards() {
+    if (vm_.sub_cards.empty()) return;
+    out_ += "<section class=\"cards subs\" aria-label=\"Other runtimes and opsets\">\n";
+    for (const SubVerdictCard& card : vm_.sub_cards) {
+      const SubVerdictView& sub = vm_.subverdicts[card.sub];
+      const PathCount& count = card.count;
+      const int width = count.probed > 0 ? (1000 * count.supported / count.probed) : 0;
+      out_ += fmt::format("<div class=\"card\" data-sub=\"{}\">\n<h2>{}</h2>\n", E(sub.key), E(card.title));
+      out_ += fmt::format("<p class=\"big\">{} <small>/ {} {}</small></p>\n", FormatCount(count.supported),
+                          FormatCount(count.probed), sub.opset ? "probed" : "exported");
+      out_ += fmt::format("<p class=\"pct\">{} supported</p>\n", E(count.percent));
+      out_ += fmt::format("<div class=\"meter\" aria-hidden=\"true\"><i style=\"width:{}.{}%\"></i></div>\n",
+                          width / 10, width % 10);
+      out_ += fmt::format("<p class=\"desc\">{} differ from the {} column.{}</p>\n", FormatCount(card.differs),
+                          E(vm_.paths[sub.path].title), sub.description.empty() ? "" : " " + E(sub.description) + ".");
+      out_ += "</div>\n";
+    }
+    out_ += "</section>\n";
   }
 
   void Summary() {
@@ -281,9 +311,16 @@ class Page {
       if (!statuses.empty()) statuses += ' ';
       statuses += cell.token;
     }
-    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\" data-q=\"{}\">",
+    std::string subs;  // every sub-verdict the row holds, shown or not: "onnx/openvino:fail ..."
+    for (const CellView& cell : row.cells) {
+      for (const MarkView& mark : cell.marks) {
+        if (!subs.empty()) subs += ' ';
+        subs += vm_.subverdicts[mark.sub].key + ":" + mark.token;
+      }
+    }
+    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{} data-q=\"{}\">",
                         E(row.anchor), E(row.name), E(statuses), row.graph_breaks,
-                        E(row.search_text));
+                        subs.empty() ? "" : " data-v=\"" + E(subs) + "\"", E(row.search_text));
     out_ += fmt::format("<th scope=\"row\"><a class=\"perma\" href=\"#{}\" aria-label=\"Link to {}\">#</a>",
                         E(row.anchor), E(row.name));
     if (!row.api_url.empty()) {
@@ -299,8 +336,10 @@ class Page {
     out_ += "</th>";
     if (kind == TableKind::kPaths) {
       for (const CellView& cell : row.cells) {
-        out_ += fmt::format("<td class=\"c st-{}\"><span><b aria-hidden=\"true\">{}</b>{}</span></td>",
-                            cell.token, cell.symbol, E(cell.label));
+        out_ += fmt::format("<td class=\"c st-{}\"><span><b aria-hidden=\"true\">{}</b>{}</span>", cell.token,
+                            cell.symbol, E(cell.label));
+        Marks(cell);
+        out_ += "</td>";
       }
     } else {
       out_ += "<td class=\"grp\"><code>" + E(row.group) + "</code></td>";
@@ -311,7 +350,27 @@ class Page {
       for (const DetailLine& line : row.details) Detail(line);
       out_ += "</ul>";
     }
+    if (!row.sub_details.empty()) {  // the details on demand of the marks
+      out_ += "<details class=\"subs\"><summary>" + E(row.sub_summary) + "</summary><ul>";
+      for (const DetailLine& line : row.sub_details) Detail(line);
+      out_ += "</ul></details>";
+    }
     out_ += "</td></tr>\n";
+  }
+
+  // The compact marks of a cell: the sub-verdicts it shows, each with its words for screen readers
+  // and its detail in the tooltip.
+  void Marks(const CellView& cell) {
+    bool any = false;
+    for (const MarkView& mark : cell.marks) {
+      if (!mark.shown) continue;
+      if (!any) out_ += "<div class=\"marks\">";
+      any = true;
+      out_ += fmt::format(
+          "<span class=\"m st-{}\" title=\"{}\">{}<b aria-hidden=\"true\">{}</b><i class=\"vh\"> {}</i></span>",
+          mark.token, E(mark.title), E(mark.label), mark.symbol, E(mark.words));
+    }
+    if (any) out_ += "</div>";
   }
 
   void Detail(const DetailLine& line) {

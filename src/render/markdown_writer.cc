@@ -44,11 +44,24 @@ std::string OperatorCell(const RowView& row) {
   return cell;
 }
 
-std::string CellText(const CellView& cell) { return cell.symbol + " " + MarkdownEscape(cell.label); }
+// The cell's status, then its shown sub-verdict marks: "✓ yes (OV ✗, tract ✓, ref ✓)".
+std::string CellText(const CellView& cell) {
+  std::string text = cell.symbol + " " + MarkdownEscape(cell.label);
+  std::string marks;
+  for (const MarkView& mark : cell.marks) {
+    if (!mark.shown) continue;
+    marks += (marks.empty() ? "" : ", ") + MarkdownEscape(mark.label) + " " + mark.symbol;
+  }
+  return marks.empty() ? text : text + " (" + marks + ")";
+}
 
 std::string Details(const RowView& row) {
   std::string out;
-  for (const DetailLine& line : row.details) {
+  std::vector<const DetailLine*> lines;
+  for (const DetailLine& line : row.details) lines.push_back(&line);
+  for (const DetailLine& line : row.sub_details) lines.push_back(&line);
+  for (const DetailLine* pointer : lines) {
+    const DetailLine& line = *pointer;
     if (!out.empty()) out += "<br>";
     out += fmt::format("**{}:** {}", MarkdownEscape(line.paths_label), MarkdownEscape(line.text));
     if (!line.break_reasons.empty()) {
@@ -97,6 +110,15 @@ class MarkdownPage {
                        FormatCount(card.probed), MarkdownEscape(card.percent)});
     }
     out_ += "\n";
+    if (!vm_.sub_cards.empty()) {
+      // A runtime runs on files that exported and passed the checker: its "probed" is "exported".
+      TableHead(&out_, {"Other runtimes and opsets", "Supported", "Exported / probed", "Share", "Differ"}, "lrrrr");
+      for (const SubVerdictCard& card : vm_.sub_cards) {
+        TableRow(&out_, {MarkdownEscape(card.title), FormatCount(card.count.supported), FormatCount(card.count.probed),
+                         MarkdownEscape(card.count.percent), FormatCount(card.differs)});
+      }
+      out_ += "\n";
+    }
     out_ += fmt::format("- **{}** of {} configurations pass every path.\n",
                         FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
     out_ += fmt::format("- **{}** configurations probed, of **{}** distinct operators.\n",
@@ -125,6 +147,11 @@ class MarkdownPage {
                           MarkdownEscape(entry.meaning));
     }
     out_ += "\n";
+    if (!vm_.marks_legend.empty()) {
+      out_ += "Marks beside a cell are the same operator in other runtimes and opsets:\n\n";
+      for (const std::string& line : vm_.marks_legend) out_ += "- " + MarkdownEscape(line) + "\n";
+      out_ += "\n";
+    }
   }
 
   void Summary() {

@@ -85,7 +85,16 @@ std::string DetailItem(const DetailLine& line) {
   return item;
 }
 
-std::string CellText(const CellView& cell) { return cell.symbol + " " + RstEscape(cell.label); }
+// The cell's status, then its shown sub-verdict marks: "✓ yes (OV ✗, tract ✓, ref ✓)".
+std::string CellText(const CellView& cell) {
+  std::string text = cell.symbol + " " + RstEscape(cell.label);
+  std::string marks;
+  for (const MarkView& mark : cell.marks) {
+    if (!mark.shown) continue;
+    marks += (marks.empty() ? "" : ", ") + RstEscape(mark.label) + " " + mark.symbol;
+  }
+  return marks.empty() ? text : text + " (" + marks + ")";
+}
 
 class RstPage {
  public:
@@ -126,6 +135,20 @@ class RstPage {
         table.Cell(RstEscape(vm_.paths[p].description));
       }
     }
+    if (!vm_.sub_cards.empty()) {
+      // A runtime runs on files that exported and passed the checker: its "probed" is "exported".
+      ListTable table(&out_, "Other runtimes and opsets", 1, "");
+      table.Row();
+      for (const char* head : {"Where", "Supported", "Exported / probed", "Share", "Differ"}) table.Cell(head);
+      for (const SubVerdictCard& card : vm_.sub_cards) {
+        table.Row();
+        table.Cell(RstEscape(card.title));
+        table.Cell(FormatCount(card.count.supported));
+        table.Cell(FormatCount(card.count.probed));
+        table.Cell(RstEscape(card.count.percent));
+        table.Cell(FormatCount(card.differs));
+      }
+    }
     out_ += fmt::format("- **{}** of {} configurations pass every path.\n",
                         FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
     out_ += fmt::format("- **{}** configurations probed, of **{}** distinct operators.\n",
@@ -162,6 +185,13 @@ class RstPage {
           entry.cell.status == Status::ok_breaks ? "yes, N breaks" : entry.cell.label;
       table.Cell(entry.cell.symbol + " " + RstEscape(label));
       table.Cell(RstEscape(entry.meaning));
+    }
+    if (!vm_.marks_legend.empty()) {
+      table.Row();
+      table.Cell("Marks");
+      std::vector<std::string> items;
+      for (const std::string& line : vm_.marks_legend) items.push_back(RstEscape(line));
+      table.ListCell(items);
     }
   }
 
@@ -204,6 +234,7 @@ class RstPage {
       for (const CellView& cell : row.cells) table.Cell(CellText(cell));
       std::vector<std::string> items;
       for (const DetailLine& line : row.details) items.push_back(DetailItem(line));
+      for (const DetailLine& line : row.sub_details) items.push_back(DetailItem(line));
       table.ListCell(items);
     }
   }

@@ -147,6 +147,23 @@ std::vector<PathView> MakePathViews(const Snapshot& snapshot) {
   return out;
 }
 
+std::vector<SubVerdictView> MakeSubVerdictViews(const Snapshot& snapshot) {
+  std::vector<SubVerdictView> out;
+  for (int p = 0; p < static_cast<int>(snapshot.paths.size()); ++p) {
+    const PathSpec& path = snapshot.paths[p];
+    for (const SubVerdictSpec& sub : path.subverdicts) {
+      out.push_back({p, path.id + "/" + sub.id, sub.id, OneLine(sub.title), OneLine(sub.label),
+                     sub.kind == SubVerdictKind::opset, OneLine(sub.description)});
+    }
+  }
+  return out;
+}
+
+// "ONNX in OpenVINO", "ONNX at opset 17": a sub-verdict named with its path.
+std::string SubTitle(const SubVerdictView& sub, const std::vector<PathView>& paths) {
+  return fmt::format("{} {} {}", paths[sub.path].title, sub.opset ? "at" : "in", sub.title);
+}
+
 // "0.9.0"; a library that is not an installed distribution has no version: "(unversioned)".
 std::string LibraryVersionText(const Snapshot& snapshot) {
   return snapshot.library_version.empty() ? "(unversioned)" : OneLine(snapshot.library_version);
@@ -201,8 +218,22 @@ std::vector<LegendEntry> MakeLegend() {
   return out;
 }
 
+std::vector<std::string> MakeMarksLegend(const std::vector<SubVerdictView>& subs, const std::vector<PathView>& paths) {
+  std::vector<std::string> out;
+  for (const SubVerdictView& sub : subs) {
+    std::string line = fmt::format("{}: {}", sub.label, SubTitle(sub, paths));
+    if (!sub.description.empty()) line += " (" + sub.description + ")";
+    line += sub.opset ? fmt::format(", shown where it differs from the {} column", paths[sub.path].title)
+                      : ", shown whenever it ran (the file exported and passed the checker)";
+    out.push_back(line);
+  }
+  return out;
+}
+
 void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
   vm->paths = MakePathViews(snapshot);
+  vm->subverdicts = MakeSubVerdictViews(snapshot);
+  vm->marks_legend = MakeMarksLegend(vm->subverdicts, vm->paths);
   vm->library_name = OneLine(snapshot.library_name);
   vm->library_version = LibraryVersionText(snapshot);
   vm->generated = OneLine(snapshot.generated);
@@ -234,7 +265,12 @@ std::vector<bool> OnnxPaths(const Snapshot& snapshot, const std::vector<PathView
 std::string SearchText(const RowView& row) {
   std::string text = row.name;
   if (!row.variant.empty()) text += " " + row.variant;
-  for (const DetailLine& line : row.details) {
+  if (!row.sub_summary.empty()) text += " " + row.sub_summary;
+  std::vector<const DetailLine*> lines;
+  for (const DetailLine& line : row.details) lines.push_back(&line);
+  for (const DetailLine& line : row.sub_details) lines.push_back(&line);
+  for (const DetailLine* pointer : lines) {
+    const DetailLine& line = *pointer;
     for (const std::string* part : {&line.text, &line.error, &line.location}) {
       if (!part->empty()) text += " " + *part;
     }
@@ -244,8 +280,84 @@ std::string SearchText(const RowView& row) {
   return text;
 }
 
-RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const ReasonLinks& links,
-                const RenderOptions& options, AnchorSet* anchors) {
+// Adds `line` to `lines`, or its label to an equal line already there.
+void AddLine(std::vector<DetailLine>* lines, DetailLine line, int path, const std::string& label) {
+  auto same = std::find_if(lines->begin(), lines->end(), [&](const DetailLine& other) { return SameLine(other, line); });
+  if (same != lines->end()) {
+    if (std::find(same->paths.begin(), same->paths.end(), path) == same->paths.end()) same->paths.push_back(path);
+    same->paths_label += ", " + label;
+    return;
+  }
+  line.paths.push_back(path);
+  line.paths_label = label;
+  lines->push_back(std::move(line));
+}
+
+Outcome AsOutcome(const snapshot::SubOutcome& sub) {
+  Outcome o;
+  o.status = sub.status;
+  o.step = sub.step;
+  o.reason = sub.reason;
+  o.detail = sub.detail;
+  o.error = sub.error;
+  o.location = sub.location;
+  return o;
+}
+
+// "OpenVINO and tract fail; differs at opset 17": what the sub-verdict lines say, in one line.
+std::string SubSummary(const std::vector<std::string>& failing, const std::vector<std::string>& differing) {
+  auto join = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+      out += items[i];
+    }
+    return out;
+  };
+  std::string out;
+  if (!failing.empty()) out = "fails in " + join(failing);
+  if (!differing.empty()) out += (out.empty() ? "" : "; ") + std::string("differs at ") + join(differing);
+  return out;
+}
+
+// The marks of one path's cell and the sub-verdict lines they add to the row.
+void AddMarks(const Outcome& outcome, int p, const std::vector<SubVerdictView>& subs, const std::vector<PathView>& paths,
+              const ReasonLinks& links, CellView* cell, RowView* row, std::vector<std::string>* failing,
+              std::vector<std::string>* differing) {
+  for (int i = 0; i < static_cast<int>(subs.size()); ++i) {
+    const SubVerdictView& sub = subs[i];
+    if (sub.path != p) continue;
+    const auto found = outcome.subverdicts.find(sub.id);
+    if (found == outcome.subverdicts.end()) continue;
+    const Outcome as_outcome = AsOutcome(found->second);
+    const CellView look = MakeCell(as_outcome.status, std::nullopt);
+    MarkView mark;
+    mark.sub = i;
+    mark.label = sub.label;
+    mark.status = as_outcome.status;
+    mark.token = look.token;
+    mark.symbol = look.symbol;
+    mark.words = look.label;
+    mark.shown = !sub.opset || as_outcome.status != outcome.status;
+    const std::string title = SubTitle(sub, paths);
+    auto line = LineFor(as_outcome, links);
+    mark.title = fmt::format("{}: {}", title, look.label);
+    if (line && !line->text.empty()) mark.title += ": " + line->text;
+    if (mark.shown && !IsSupported(as_outcome.status) && line) {
+      AddLine(&row->sub_details, std::move(*line), p, title);
+      (sub.opset ? differing : failing)->push_back(sub.title);
+    } else if (mark.shown && sub.opset) {
+      DetailLine works;
+      works.text = look.label;
+      AddLine(&row->sub_details, std::move(works), p, title);
+      differing->push_back(sub.title);
+    }
+    cell->marks.push_back(std::move(mark));
+  }
+}
+
+RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const std::vector<SubVerdictView>& subs,
+                const ReasonLinks& links, const RenderOptions& options, AnchorSet* anchors) {
   RowView row;
   row.name = OneLine(record.name);
   row.operator_name = OneLine(record.operator_name);
@@ -258,9 +370,11 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
   row.note = OneLine(record.note);
   row.random = !record.check;
   row.na_everywhere = true;
+  std::vector<std::string> failing, differing;
   for (int p = 0; p < static_cast<int>(paths.size()); ++p) {
     const Outcome& outcome = record.paths.at(paths[p].id);
     row.cells.push_back(MakeCell(outcome.status, outcome.graph_breaks));
+    AddMarks(outcome, p, subs, paths, links, &row.cells.back(), &row, &failing, &differing);
     row.graph_breaks += outcome.graph_breaks.value_or(0);
     row.na_everywhere = row.na_everywhere && IsNotMeasured(outcome.status);
     auto line = LineFor(outcome, links);
@@ -275,6 +389,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
     }
   }
   for (DetailLine& line : row.details) line.paths_label = JoinLabels(line.paths, paths);
+  row.sub_summary = SubSummary(failing, differing);
   row.search_text = SearchText(row);
   return row;
 }
@@ -283,9 +398,9 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
 
 class Tally {
  public:
-  Tally(const Snapshot& snapshot, const std::vector<PathView>& paths)
-      : snapshot_(snapshot), paths_(paths), onnx_paths_(OnnxPaths(snapshot, paths)), status_counts_(paths.size()),
-        path_failures_(paths.size(), 0) {}
+  Tally(const Snapshot& snapshot, const std::vector<PathView>& paths, const std::vector<SubVerdictView>& subs)
+      : snapshot_(snapshot), paths_(paths), subs_(subs), onnx_paths_(OnnxPaths(snapshot, paths)),
+        status_counts_(paths.size()), path_failures_(paths.size(), 0), sub_counts_(subs.size()) {}
 
   void Add(const Record& record, const RowView& row, ViewModel* vm) {
     const OperatorKey op{record.package, record.section, record.operator_name};
@@ -301,6 +416,14 @@ class Tally {
         failed = true;
       }
       if (onnx_paths_[p] && IsSupported(status)) operators_onnx_.insert(op);
+    }
+    for (std::size_t p = 0; p < paths_.size(); ++p) {
+      for (const MarkView& mark : row.cells[p].marks) {
+        SubCount& count = sub_counts_[mark.sub];
+        Count(&count.count, mark.status);
+        if (IsFailure(mark.status)) ++count.failures;
+        if (mark.status != row.cells[p].status) ++count.differs;
+      }
     }
     ++vm->configurations;
     if (failed) ++any_failure_;
@@ -322,6 +445,13 @@ class Tally {
     if (IsSupported(status)) ++count->supported;
   }
 
+  struct SubCount {
+    PathCount count;
+    int failures = 0;
+    int differs = 0;
+  };
+  const SubCount& sub_count(std::size_t i) const { return sub_counts_[i]; }
+
   int any_failure() const { return any_failure_; }
   int with_breaks() const { return with_breaks_; }
   const std::map<Status, int>& status_counts(std::size_t p) const { return status_counts_[p]; }
@@ -337,27 +467,47 @@ class Tally {
       auto& list = by_reason[id];
       if (std::find(list.begin(), list.end(), p) == list.end()) list.push_back(p);
     };
+    std::map<std::string, std::vector<std::string>> by_sub_reason;  // reason -> sub-verdict titles
     for (int p = 0; p < static_cast<int>(paths_.size()); ++p) {
       const Outcome& outcome = record.paths.at(paths_[p].id);
       if (!outcome.reason.empty()) add(outcome.reason, p);
       for (const GraphBreak& gb : outcome.break_reasons) {
         if (snapshot_.reasons.count(gb.reason)) add(gb.reason, p);
       }
+      for (const SubVerdictView& sub : subs_) {
+        if (sub.path != p) continue;
+        auto it = outcome.subverdicts.find(sub.id);
+        if (it == outcome.subverdicts.end() || it->second.reason.empty()) continue;
+        auto& titles = by_sub_reason[it->second.reason];
+        titles.push_back(SubTitle(sub, paths_));
+      }
     }
-    for (auto& [id, list] : by_reason) {
-      std::sort(list.begin(), list.end());
-      affected_[id].push_back({row.name, row.anchor, JoinLabels(list, paths_)});
+    std::set<std::string> ids;
+    for (const auto& [id, list] : by_reason) ids.insert(id);
+    for (const auto& [id, list] : by_sub_reason) ids.insert(id);
+    for (const std::string& id : ids) {
+      std::string label;
+      if (auto it = by_reason.find(id); it != by_reason.end()) {
+        std::sort(it->second.begin(), it->second.end());
+        label = JoinLabels(it->second, paths_);
+      }
+      if (auto it = by_sub_reason.find(id); it != by_sub_reason.end()) {
+        for (const auto& title : it->second) label += (label.empty() ? "" : ", ") + title;
+      }
+      affected_[id].push_back({row.name, row.anchor, label});
       affected_operators_[id].insert(op);
     }
   }
 
   const Snapshot& snapshot_;
   const std::vector<PathView>& paths_;
+  const std::vector<SubVerdictView>& subs_;
   std::vector<bool> onnx_paths_;
   std::set<OperatorKey> operators_, operators_onnx_;
   int any_failure_ = 0, with_breaks_ = 0;
   std::vector<std::map<Status, int>> status_counts_;
   std::vector<int> path_failures_;
+  std::vector<SubCount> sub_counts_;
   std::map<std::string, std::vector<AffectedRow>> affected_;
   std::map<std::string, std::set<OperatorKey>> affected_operators_;
 };
@@ -419,6 +569,43 @@ void FinishPackages(ViewModel* vm) {
 
 // ---- filters and the Reasons section -------------------------------------------------------------
 
+std::vector<SubVerdictCard> MakeSubCards(const ViewModel& vm, const Tally& tally) {
+  std::vector<SubVerdictCard> out;
+  for (std::size_t i = 0; i < vm.subverdicts.size(); ++i) {
+    const Tally::SubCount& c = tally.sub_count(i);  // a sub-verdict that ran nowhere still has its card: 0 / 0
+    SubVerdictCard card;
+    card.sub = static_cast<int>(i);
+    card.title = SubTitle(vm.subverdicts[i], vm.paths);
+    card.count = c.count;
+    card.count.percent = FormatPercent(c.count.supported, c.count.probed);
+    card.differs = c.differs;
+    out.push_back(std::move(card));
+  }
+  return out;
+}
+
+void AddSubVerdictFilters(const ViewModel& vm, const Tally& tally, std::vector<FilterOption>* out) {
+  for (std::size_t i = 0; i < vm.subverdicts.size(); ++i) {
+    const SubVerdictView& sub = vm.subverdicts[i];
+    const Tally::SubCount& c = tally.sub_count(i);
+    const PathView& path = vm.paths[sub.path];
+    const std::string group = fmt::format("{}: other runtimes and opsets", path.title);
+    const std::string title = SubTitle(sub, vm.paths);
+    if (sub.opset) {
+      out->push_back({sub.key + ":supported", title + ": supported", c.count.supported, group});
+      out->push_back({sub.key + ":differs", fmt::format("{}: differs from the {} column", title, path.title), c.differs,
+                      group});
+    } else {
+      out->push_back({sub.key + ":supported", fmt::format("{} runs in {}", path.title, sub.title), c.count.supported,
+                      group});
+      out->push_back({sub.key + ":failure", fmt::format("{} exports but fails in {}", path.title, sub.title), c.failures,
+                      group});
+      out->push_back({sub.key + ":differs", fmt::format("{} and the {} column disagree", sub.title, path.title),
+                      c.differs, group});
+    }
+  }
+}
+
 std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
   std::vector<FilterOption> out;
   out.push_back({"all", "All configurations", vm.configurations, ""});
@@ -441,6 +628,7 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
       out.push_back({fmt::format("{}:{}", path.id, StatusToken(status)), label, it->second, path.title});
     }
   }
+  AddSubVerdictFilters(vm, tally, &out);
   return out;
 }
 
@@ -542,14 +730,15 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
   vm.cards.resize(vm.paths.size());
   AnchorSet anchors;
   const ReasonLinks links(snapshot, &anchors);  // reason anchors first: they keep their plain slugs
-  Tally tally(snapshot, vm.paths);
+  Tally tally(snapshot, vm.paths, vm.subverdicts);
   for (const Record& record : snapshot.records) {
-    RowView row = MakeRow(record, vm.paths, links, options, &anchors);
+    RowView row = MakeRow(record, vm.paths, vm.subverdicts, links, options, &anchors);
     tally.Add(record, row, &vm);
     PlaceRow(record, std::move(row), &vm, &anchors);
   }
   tally.Finish(&vm);
   FinishPackages(&vm);
+  vm.sub_cards = MakeSubCards(vm, tally);
   vm.filters = MakeFilters(vm, tally);
   vm.reasons = MakeReasons(snapshot, tally, links);
   return vm;

@@ -11,6 +11,10 @@
 // - a configuration is one record; an operator is a distinct (package, section, operator) triple.
 // - a row that is n/a on every path leaves its package table for the "n/a on every path" section.
 // - an ONNX path is one whose outcomes list ONNX op types (`op_types`): it produces ONNX models.
+// - a sub-verdict (a path description's `subverdicts`: another runtime, another opset) is shown as
+//   a compact mark beside its path's cell; a runtime's mark whenever it ran, an opset's only where
+//   its status differs from the path's own. Its card counts supported / run ("exported": it runs
+//   only on a file that exported and passed the checker).
 #pragma once
 #include <optional>
 #include <string>
@@ -41,10 +45,34 @@ struct PathView {
   std::string description;  // what the probe does, one sentence
 };
 
+// One sub-verdict the snapshot's paths describe, in the order of the paths and their descriptions.
+struct SubVerdictView {
+  int path = 0;             // index into ViewModel::paths
+  std::string key;          // "onnx/openvino": the filters' and data attributes' name
+  std::string id;           // "openvino"
+  std::string title;        // "OpenVINO"
+  std::string label;        // "OV": the mark's text
+  bool opset = false;       // kind opset: marked only where it differs from its path's own status
+  std::string description;  // one sentence
+};
+
 struct PathCount {
   int supported = 0;
   int probed = 0;        // status other than n/a
   std::string percent;   // supported / probed, one decimal ("86.0%"); "n/a" when nothing was probed
+};
+
+// A sub-verdict beside its path's cell: every one the record holds (the filters see them all);
+// `shown` says whether the cell shows its mark.
+struct MarkView {
+  int sub = 0;         // index into ViewModel::subverdicts
+  std::string label;   // "OV"
+  Status status = Status::not_applicable;
+  std::string token;   // StatusToken
+  std::string symbol;  // as the cell's
+  std::string words;   // the cell's label for this status: "no", "yes", "mismatch"
+  std::string title;   // for a tooltip: "OpenVINO: no: OpenVINO 2026.4.1 has no conversion rule for ONNX Det"
+  bool shown = true;
 };
 
 struct CellView {
@@ -52,6 +80,7 @@ struct CellView {
   std::string token;   // StatusToken: "ok-breaks", "na"; the class and filter name
   std::string symbol;  // "✓", "✗", ...: the cell reads without colour
   std::string label;   // "yes", "yes, 2 breaks", "no", ...
+  std::vector<MarkView> marks;  // its path's sub-verdicts that ran, in the description's order
 };
 
 struct ReasonLink {
@@ -90,6 +119,10 @@ struct RowView {
   bool random = false;  // check=False
   std::vector<CellView> cells;  // one per path, in ViewModel::paths order
   std::vector<DetailLine> details;
+  // What the sub-verdicts that are shown and not supported say (paths_label: the sub-verdict's
+  // title, "ONNX at opset 17" for an opset), merged when equal: the details on demand.
+  std::vector<DetailLine> sub_details;
+  std::string sub_summary;  // "OpenVINO and tract fail; opset 17 differs", "" when nothing to say
   std::string search_text;  // name, variant, reason texts and locations: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
@@ -141,7 +174,9 @@ struct LegendEntry {
 };
 
 // One choice of the page's filter (HTML only). `value` is what the URL carries: "all", "failure",
-// "breaks", "all-ok", "<path>:supported", "<path>:failure" or "<path>:<status token>".
+// "breaks", "all-ok", "<path>:supported", "<path>:failure" or "<path>:<status token>", and for a
+// sub-verdict "<path>/<id>:supported", "<path>/<id>:failure" (it ran and failed: the file exported
+// but fails there) or "<path>/<id>:differs" (its status is not its path's).
 struct FilterOption {
   std::string value;
   std::string label;
@@ -154,6 +189,14 @@ struct EnvironmentEntry {
   std::string value;
 };
 
+// The card of one sub-verdict: supported / the records it ran on.
+struct SubVerdictCard {
+  int sub = 0;  // index into ViewModel::subverdicts
+  std::string title;  // "ONNX in OpenVINO", "ONNX at opset 17"
+  PathCount count;    // probed: the records that hold this sub-verdict
+  int differs = 0;    // records whose sub-verdict status differs from the path's own
+};
+
 struct ViewModel {
   std::string title;  // "kornia 0.9.0: ONNX, torch.export and torch.compile support"
   std::string library_name;
@@ -163,6 +206,8 @@ struct ViewModel {
   std::string tool;  // "opsweep 0.1.0" (the tool that merged the snapshot)
   std::vector<PathView> paths;
   std::vector<PathCount> cards;  // one per path
+  std::vector<SubVerdictView> subverdicts;
+  std::vector<SubVerdictCard> sub_cards;  // one per sub-verdict that some record holds
   int configurations = 0;
   int configurations_na_everywhere = 0;
   int configurations_all_pass = 0;
@@ -170,6 +215,7 @@ struct ViewModel {
   std::optional<int> operators_onnx;  // supported on an ONNX path in >= 1 configuration; none without one
   std::vector<EnvironmentEntry> environment;
   std::vector<LegendEntry> legend;
+  std::vector<std::string> marks_legend;  // one sentence per sub-verdict: "OV: ONNX in OpenVINO (...)"
   std::vector<FilterOption> filters;
   std::vector<PackageView> packages;
   std::vector<RowView> na_rows;  // n/a on every path, in record order

@@ -16,9 +16,11 @@ registries are JSON files (--registry FILE, repeatable):
    "cases": [{"name": "a", "group": "color", "fingerprint": "f1",
               "do": "ok",                   # default behaviour for every path
               "paths": {"compile": "segv"}, # optional per-path behaviour
+              "subverdicts": {"onnx": {"openvino": {"status": "fail", "step": "load", ...}}},
+                                            # optional; record.subverdicts of a path's results
               "sleep": 0.0}]}               # optional seconds before the behaviour
 
-`--library NAME` becomes hello.env.library.name. A case without "do" takes its behaviour from its name's first word (split on "_"), so a case named
+`--library NAME` becomes hello.env.library.name; `--opsets LIST` becomes hello.env.opsets. A case without "do" takes its behaviour from its name's first word (split on "_"), so a case named
 "segv_blur" segfaults. Behaviours:
   ok, fail, mismatch, na     a result with that status
   sleep                      same as ok (use "sleep" for the duration)
@@ -67,6 +69,7 @@ def main():
     ap.add_argument("--registry", action="append", default=[])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--library", default=None)
+    ap.add_argument("--opsets", default=None)  # the real worker's onnx opsets: recorded in hello.env
     args, _ = ap.parse_known_args()
     proto_in = os.fdopen(args.proto_in, "r", encoding="utf-8")
     proto_out = os.fdopen(args.proto_out, "w", encoding="utf-8")
@@ -110,6 +113,8 @@ def main():
     env.update(config.get("env", {}))
     if args.library:
         env["library"] = dict(env["library"], name=args.library)
+    if args.opsets:
+        env["opsets"] = args.opsets
     paths = describe(config.get("paths", ["onnx", "export", "compile"]), config.get("describe", {}))
     steps = {d["id"]: d["steps"] for d in paths}
     send({"type": "hello", "protocol": startup.get("protocol", 2), "pid": os.getpid(),
@@ -139,7 +144,8 @@ def main():
         def record(status, detail=""):
             return {"status": status, "step": "" if status == "ok" else steps.get(path, ["worker"])[0],
                     "detail": detail, "error": None, "graph_breaks": None, "break_reasons": [], "onnx": None,
-                    "outputs": None, "timings": {"total_s": 0.0}, "sources": []}
+                    "outputs": None, "timings": {"total_s": 0.0}, "sources": [],
+                    "subverdicts": c.get("subverdicts", {}).get(path, {})}
 
         def result(status, detail=""):
             send({"type": "result", "id": jid, "case": name, "path": path, "record": record(status, detail)})

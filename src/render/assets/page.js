@@ -2,6 +2,7 @@
  *
  * The page is complete without this script (plain tables); the script only hides rows. Each row
  * carries its statuses (data-s: one token per path, in the order of the config's paths), its
+ * sub-verdicts' statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its
  * graph-break count (data-b) and its search text (data-q). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  */
@@ -33,10 +34,16 @@
     };
     boxes.push(entry);
     Array.prototype.forEach.call(box.querySelectorAll('tr[data-s]'), function (tr) {
+      var subs = {};
+      (tr.getAttribute('data-v') || '').split(' ').forEach(function (item) {
+        var colon = item.lastIndexOf(':');
+        if (colon > 0) subs[item.slice(0, colon)] = item.slice(colon + 1);
+      });
       rows.push({
         el: tr,
         q: (tr.getAttribute('data-q') || '').toLowerCase(),
         s: tr.getAttribute('data-s').split(' '),
+        v: subs,
         b: +(tr.getAttribute('data-b') || 0),
         shown: true,
         box: entry
@@ -58,10 +65,20 @@
       return true;
     }
     var colon = value.lastIndexOf(':');
-    var path = pathIds.indexOf(value.slice(0, colon));
-    if (colon < 0 || path < 0) return false;
-    var status = row.s[path];
+    if (colon < 0) return false;
+    var key = value.slice(0, colon);
     var wanted = value.slice(colon + 1);
+    var slash = key.indexOf('/');
+    var path = pathIds.indexOf(slash < 0 ? key : key.slice(0, slash));
+    if (path < 0) return false;
+    var status = row.s[path];
+    if (slash >= 0) {
+      // A sub-verdict ("onnx/openvino"): only rows where it ran; "differs" compares it with its path.
+      var sub = row.v[key];
+      if (sub === undefined) return false;
+      if (wanted === 'differs') return sub !== status;
+      status = sub;
+    }
     if (wanted === 'supported') return !!SUPPORTED[status];
     if (wanted === 'failure') return !!FAILURE[status];
     return status === wanted;
