@@ -154,8 +154,9 @@ class Page {
       out_ += fmt::format("<p class=\"pct\">{} supported</p>\n", E(count.percent));
       out_ += fmt::format("<div class=\"meter\" aria-hidden=\"true\"><i style=\"width:{}.{}%\"></i></div>\n",
                           width / 10, width % 10);
-      out_ += fmt::format("<p class=\"desc\">{} differ from the {} column.{}</p>\n", FormatCount(card.differs),
-                          E(vm_.paths[sub.path].title), sub.description.empty() ? "" : " " + E(sub.description) + ".");
+      out_ += fmt::format("<p class=\"desc\">{} {} from the {} column.{}</p>\n", FormatCount(card.differs),
+                          card.differs == 1 ? "differs" : "differ", E(vm_.paths[sub.path].title),
+                          sub.description.empty() ? "" : " " + E(sub.description) + ".");
       out_ += "</div>\n";
     }
     out_ += "</section>\n";
@@ -367,7 +368,7 @@ class Page {
       if (!any) out_ += "<div class=\"marks\">";
       any = true;
       out_ += fmt::format(
-          "<span class=\"m st-{}\" title=\"{}\">{}<b aria-hidden=\"true\">{}</b><i class=\"vh\"> {}</i></span>",
+          "<span class=\"sv st-{}\" title=\"{}\">{}<b aria-hidden=\"true\">{}</b><i class=\"vh\"> {}</i></span>",
           mark.token, E(mark.title), E(mark.label), mark.symbol, E(mark.words));
     }
     if (any) out_ += "</div>";

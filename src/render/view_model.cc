@@ -222,7 +222,6 @@ std::vector<std::string> MakeMarksLegend(const std::vector<SubVerdictView>& subs
   std::vector<std::string> out;
   for (const SubVerdictView& sub : subs) {
     std::string line = fmt::format("{}: {}", sub.label, SubTitle(sub, paths));
-    if (!sub.description.empty()) line += " (" + sub.description + ")";
     line += sub.opset ? fmt::format(", shown where it differs from the {} column", paths[sub.path].title)
                       : ", shown whenever it ran (the file exported and passed the checker)";
     out.push_back(line);

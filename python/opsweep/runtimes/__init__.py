@@ -76,7 +76,7 @@ RUNTIMES: tuple[RuntimeSpec, ...] = (
     ),
     RuntimeSpec(
         id="reference",
-        title="ONNX reference",
+        title="onnx.reference",
         label="ref",
         adapter="adapters:Reference",
         distribution="",  # onnx.reference ships with onnx: the "onnx" field keys it
