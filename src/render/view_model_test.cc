@@ -275,6 +275,117 @@ TEST(ViewModelTest, FiltersCountWhatTheyShow) {
   EXPECT_EQ(count("onnx:mismatch"), -1);  // statuses that never occur are not offered
 }
 
+snapshot::SubOutcome Sub(Status status, std::string reason = "", std::string detail = "") {
+  snapshot::SubOutcome sub;
+  sub.status = status;
+  sub.reason = std::move(reason);
+  sub.detail = std::move(detail);
+  if (!IsSupported(status)) sub.step = "load";
+  return sub;
+}
+
+// The bundled paths and an opset-17 sub-verdict of the onnx path (a worker run with --opsets 17).
+Snapshot WithOpset17() {
+  Snapshot snapshot = Base();
+  SubVerdictSpec opset;
+  opset.id = "opset17";
+  opset.title = "opset 17";
+  opset.label = "op17";
+  opset.kind = SubVerdictKind::opset;
+  opset.steps = {"convert", "checker", "ort-load", "ort-run", "compare"};
+  snapshot.paths[0].subverdicts.push_back(opset);
+  snapshot.reasons["ov-missing"] = {"OpenVINO has no conversion", "cause", "hint", "openvino"};
+  return snapshot;
+}
+
+TEST(ViewModelTest, SubVerdictsAreMarksCardsFiltersAndDetailsOnDemand) {
+  Snapshot snapshot = WithOpset17();
+  Record a = MakeRecord("a", "color", "", kOk, kOk, kOk);
+  a.paths["onnx"].subverdicts = {{"openvino", Sub(kFail, "ov-missing", "no conversion rule for Det")},
+                                 {"tract", Sub(kOk)},
+                                 {"opset17", Sub(kOk)}};  // agrees with opset 18: no mark
+  Record b = MakeRecord("b", "color", "", kFail, kOk, kOk);  // the export failed: nothing ran
+  Record c = MakeRecord("c", "color", "", kOk, kOk, kOk);
+  c.paths["onnx"].subverdicts = {{"openvino", Sub(kOk)}, {"opset17", Sub(kFail, "lowering", "returns opset 18")}};
+  snapshot.records = {a, b, c};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  ASSERT_EQ(vm.subverdicts.size(), 4u);
+  EXPECT_EQ(vm.subverdicts[0].key, "onnx/openvino");
+  EXPECT_TRUE(vm.subverdicts[3].opset);
+
+  const RowView& row_a = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row_a.cells[0].marks.size(), 3u);  // every sub-verdict the record holds (the filters see them)
+  EXPECT_EQ(row_a.cells[0].marks[0].label, "OV");
+  EXPECT_EQ(row_a.cells[0].marks[0].symbol, "\u2717");
+  EXPECT_EQ(row_a.cells[0].marks[0].title, "ONNX in OpenVINO: no: no conversion rule for Det");
+  EXPECT_TRUE(row_a.cells[0].marks[1].shown);
+  EXPECT_FALSE(row_a.cells[0].marks[2].shown);  // opset 17 agrees with the ONNX column
+  EXPECT_TRUE(row_a.cells[1].marks.empty());    // export has no sub-verdicts
+  ASSERT_EQ(row_a.sub_details.size(), 1u);
+  EXPECT_EQ(row_a.sub_details[0].paths_label, "ONNX in OpenVINO");
+  ASSERT_TRUE(row_a.sub_details[0].reason.has_value());
+  EXPECT_EQ(row_a.sub_details[0].reason->id, "ov-missing");
+  EXPECT_EQ(row_a.sub_summary, "fails in OpenVINO");
+  EXPECT_NE(row_a.search_text.find("no conversion rule for Det"), std::string::npos);
+  const RowView& row_b = vm.packages[0].sections[0].rows[1];
+  EXPECT_TRUE(row_b.cells[0].marks.empty());
+  EXPECT_TRUE(row_b.sub_details.empty());
+  const RowView& row_c = vm.packages[0].sections[0].rows[2];
+  EXPECT_TRUE(row_c.cells[0].marks[1].shown);  // opset 17 differs
+  EXPECT_EQ(row_c.sub_summary, "differs at opset 17");
+
+  ASSERT_EQ(vm.sub_cards.size(), 4u);
+  EXPECT_EQ(vm.sub_cards[0].title, "ONNX in OpenVINO");
+  EXPECT_EQ(vm.sub_cards[0].count.supported, 1);
+  EXPECT_EQ(vm.sub_cards[0].count.probed, 2);  // ran on a and c: the exported files
+  EXPECT_EQ(vm.sub_cards[0].count.percent, "50.0%");
+  EXPECT_EQ(vm.sub_cards[0].differs, 1);
+  EXPECT_EQ(vm.sub_cards[2].count.probed, 0);  // the reference ran nowhere
+  EXPECT_EQ(vm.sub_cards[2].count.percent, "n/a");
+  EXPECT_EQ(vm.sub_cards[3].title, "ONNX at opset 17");
+  EXPECT_EQ(vm.sub_cards[3].differs, 1);
+
+  auto option = [&](const std::string& value) -> const FilterOption* {
+    for (const FilterOption& o : vm.filters) {
+      if (o.value == value) return &o;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(option("onnx/openvino:failure"), nullptr);
+  EXPECT_EQ(option("onnx/openvino:failure")->label, "ONNX exports but fails in OpenVINO");
+  EXPECT_EQ(option("onnx/openvino:failure")->count, 1);
+  EXPECT_EQ(option("onnx/openvino:supported")->count, 1);
+  EXPECT_EQ(option("onnx/tract:differs")->count, 0);
+  EXPECT_EQ(option("onnx/opset17:differs")->count, 1);
+  EXPECT_EQ(option("onnx/opset17:failure"), nullptr);  // an opset offers supported and differs
+  EXPECT_EQ(option("onnx/openvino:failure")->group, "ONNX: other runtimes and opsets");
+
+  // a sub-verdict's reason lists its row under the sub-verdict's name
+  const ReasonView* ov = nullptr;
+  for (const ReasonView& r : vm.reasons) {
+    if (r.id == "ov-missing") ov = &r;
+  }
+  ASSERT_NE(ov, nullptr);
+  ASSERT_EQ(ov->affected.size(), 1u);
+  EXPECT_EQ(ov->affected[0].paths_label, "ONNX in OpenVINO");
+  ASSERT_EQ(vm.marks_legend.size(), 4u);
+  EXPECT_EQ(vm.marks_legend[3], "op17: ONNX at opset 17, shown where it differs from the ONNX column");
+}
+
+TEST(WritersTest, SubVerdictTextIsEscapedInMarksAndDetails) {
+  Snapshot snapshot = WithOpset17();
+  Record a = MakeRecord("a", "color", "", kOk, kOk, kOk);
+  a.paths["onnx"].subverdicts = {{"tract", Sub(kFail, "", "\"><script>alert(3)</script>")}};
+  snapshot.paths[0].subverdicts[1].label = "<b>t</b>";
+  snapshot.records = {a};
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(BuildViewModel(snapshot, {}), &html, &err)) << err;
+  EXPECT_EQ(html.find("<script>alert(3)"), std::string::npos);
+  EXPECT_EQ(html.find("<b>t</b>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(3)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(WriteMarkdown(BuildViewModel(snapshot, {})).find("<script>alert(3)"), std::string::npos);
+}
+
 TEST(ViewModelTest, NumbersAreFormattedTheSameEverywhere) {
   EXPECT_EQ(FormatCount(0), "0");
   EXPECT_EQ(FormatCount(999), "999");
