@@ -44,27 +44,13 @@ NOT_SURVEYED = {
     "kornia.contrib.compute_padding": "integer arithmetic on sizes (returns a tuple of ints): no tensor graph",
 }
 
-from ._common import Built as _Built, batch, gray, img, rand, randn
+from ._common import Built, ByName, batch, gray, img, rand, randn
 
 torch.manual_seed(0)  # random initialisation of the networks below is reproducible
 
 CASES = []
 add = CASES.append
 G = "contrib"
-
-
-class _Call(nn.Module):
-    """Calls a public callable with tensors bound to named arguments (and baked constants)."""
-
-    def __init__(self, target, fn=None, names=(), const=None):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self.fn = fn if fn is not None else target
-        self.names = tuple(names)
-        self.const = dict(const or {})
-
-    def forward(self, *tensors):
-        return self.fn(**dict(zip(self.names, tensors)), **self.const)
 
 
 def _scene(h: int = 64, w: int = 128, seed: int = 100) -> torch.Tensor:
@@ -145,14 +131,14 @@ def _seeded_rand(shape, device=None, dtype=None):
     return (torch.sin(torch.arange(n, dtype=dtype, device=device) * 12.9898) * 43758.5453).frac().abs().view(shape)
 
 
-add(case("diamond_square", G, _Call(KC.diamond_square, names=(), const={"output_size": (1, 1, 33, 33)}), [],
+add(case("diamond_square", G, ByName(KC.diamond_square, (), output_size=(1, 1, 33, 33)), [],
          check=False, note="random (torch.rand inside the graph)"))
 add(case("diamond_square[tensor_params,random]", G,
-         _Call(KC.diamond_square, names=("roughness", "random_scale"), const={"output_size": (2, 3, 17, 20)}),
+         ByName(KC.diamond_square, ("roughness", "random_scale"), output_size=(2, 3, 17, 20)),
          [torch.tensor(0.6), torch.tensor(0.8)], check=False, note="roughness and scale as graph inputs"))
 add(case("diamond_square[deterministic,normalized]", G,
-         _Call(KC.diamond_square, names=("roughness", "random_scale"),
-               const={"output_size": (1, 1, 33, 33), "random_fn": _seeded_rand, "normalize_range": (0.0, 1.0)}),
+         ByName(KC.diamond_square, ("roughness", "random_scale"), output_size=(1, 1, 33, 33), random_fn=_seeded_rand,
+                normalize_range=(0.0, 1.0)),
          [torch.tensor(0.5), torch.tensor(1.0)],
          note="a deterministic random_fn (fixed pattern), so the values are compared; normalize_range=(0, 1)"))
 
@@ -237,7 +223,7 @@ add(case("FaceDetector[low_threshold,top_k]", G, _face_detector(top_k=200, confi
 add(case("FaceDetector[preprocess]", G, _face_detector(), [_FACE_IMG], method="preprocess"))
 
 _EDGE = KC.EdgeDetectorBuilder.build(pretrained=False, image_size=64)
-add(case("EdgeDetectorBuilder.build", G, _Built(KC.EdgeDetectorBuilder, _EDGE), [rand(1, 3, 48, 56, seed=115)],
+add(case("EdgeDetectorBuilder.build", G, Built(KC.EdgeDetectorBuilder, _EDGE), [rand(1, 3, 48, 56, seed=115)],
          note="DexiNed at random init, resized to 64x64 and back"))
 add(case("EdgeDetector", G,
          KC.EdgeDetector(_EDGE.model, ResizePreProcessor(48, 48, "bicubic"), ResizePostProcessor("bicubic")),
@@ -260,23 +246,23 @@ add(case("EdgeDetector[list]", G, _ListCall(KC.EdgeDetector, _EDGE), [rand(3, 40
 _RT_CFG = RTDETRConfig("resnet18d", 4, input_size=64, head_num_queries=20, head_hidden_dim=64, neck_hidden_dim=64,
                        neck_dim_feedforward=128, head_num_decoder_layers=1)
 _DET = KC.RTDETRDetectorBuilder.build(config=_RT_CFG, pretrained=False, confidence_threshold=0.0)
-add(case("RTDETRDetectorBuilder.build", G, _Built(KC.RTDETRDetectorBuilder, _DET), [rand(1, 3, 48, 80, seed=119)],
+add(case("RTDETRDetectorBuilder.build", G, Built(KC.RTDETRDetectorBuilder, _DET), [rand(1, 3, 48, 80, seed=119)],
          note="a small random-init RT-DETR (resnet18d, 4 classes, 20 queries), input resized to 64x64"))
 add(case("ObjectDetector", G, _DET, [rand(2, 3, 64, 64, seed=120)], note="the random-init RT-DETR above, batch of 2"))
 add(case("ObjectDetector[filtering]", G,
          KC.RTDETRDetectorBuilder.build(config=_RT_CFG, pretrained=False, confidence_threshold=0.5,
                                         confidence_filtering=True), [rand(1, 3, 64, 64, seed=121)],
          note="confidence 0.5 with filtering"))
-add(case("SmallSRBuilder.build", G, _Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False)), [img()],
+add(case("SmallSRBuilder.build", G, Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False)), [img()],
          note="random-init SmallSRNet; the pre-processor resizes to 224x224, output 672x672"))
 add(case("SmallSRBuilder.build[x2]", G,
-         _Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False, upscale_factor=2)), [batch()],
+         Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False, upscale_factor=2)), [batch()],
          note="random init, upscale 2"))
 add(case("RRDBNetBuilder.build", G,
-         _Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x4plus_anime_6B", pretrained=False)),
+         Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x4plus_anime_6B", pretrained=False)),
          [rand(1, 3, 16, 20, seed=122)], note="random init; the 6-block anime variant (23 blocks is beyond the time budget)"))
 add(case("RRDBNetBuilder.build[x2plus]", G,
-         _Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x2plus", pretrained=False)),
+         Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x2plus", pretrained=False)),
          [rand(1, 3, 8, 12, seed=123)], note="random init; 23 blocks at scale 2 on an 8x12 image"))
 add(case("SuperResolution", G,
          KC.SuperResolution(__import__("kornia").models.RRDBNet(3, 3, num_feat=16, num_block=1, num_grow_ch=8).eval(),

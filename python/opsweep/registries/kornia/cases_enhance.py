@@ -24,27 +24,12 @@ import kornia.morphology as KM
 from kornia.enhance import ThresholdType
 
 from opsweep import case
-from opsweep.registries.kornia._common import batch, detector_image, gray, img, rand, randn, volume
+from opsweep.registries.kornia._common import ByName, batch, detector_image, gray, img, rand, randn, volume
 
 GE = "enhance"
 GM = "morphology"
 
 NOT_SURVEYED: dict = {}  # ThresholdType is an enum (a type, not counted); surveyed as threshold's `type` argument
-
-
-class _Call(nn.Module):
-    """Calls a public kornia callable with the tensor inputs bound to named parameters (for tensor
-    arguments that follow a Python-valued one)."""
-
-    def __init__(self, fn, names=(), **fixed):
-        super().__init__()
-        self.fn = fn
-        self.names = tuple(names)
-        self.fixed = fixed
-        self.__opsweep_target__ = fn
-
-    def forward(self, *xs, **kw):
-        return self.fn(**dict(zip(self.names, xs)), **self.fixed, **kw)
 
 
 class _ZCAFitted(nn.Module):
@@ -156,7 +141,7 @@ CASES = [
          [BATCH, torch.tensor([0.5, 2.0])]),
     case("AdjustSaturationWithGraySubtraction", GE, KE.AdjustSaturationWithGraySubtraction(2.0), [IMG]),
     # --- blending, inversion, posterize, sharpness, solarize, shifts -----------------------------
-    case("add_weighted", GE, _Call(KE.add_weighted, ["src1", "src2"]), [IMG, img(54)],
+    case("add_weighted", GE, ByName(KE.add_weighted, ["src1", "src2"]), [IMG, img(54)],
          kwargs={"alpha": 0.6, "beta": 0.4, "gamma": 0.1}),
     case("add_weighted[weights=tensor]", GE, KE.add_weighted,
          [BATCH, torch.tensor([0.6, 0.3]).view(2, 1, 1, 1), batch(55), torch.tensor([0.4, 0.7]).view(2, 1, 1, 1),
@@ -194,7 +179,7 @@ CASES = [
          kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "kernel": "uniform"}),
     case("image_histogram2d[kernel=epanechnikov]", GE, KE.image_histogram2d, [IMG],
          kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "kernel": "epanechnikov"}),
-    case("image_histogram2d[centers=tensor]", GE, _Call(KE.image_histogram2d, ["image", "centers"]),
+    case("image_histogram2d[centers=tensor]", GE, ByName(KE.image_histogram2d, ["image", "centers"]),
          [IMG, torch.linspace(0.0, 1.0, 32)], kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "bandwidth": 1.0 / 31}),
     # --- integral images ---------------------------------------------------------------------
     case("integral_image", GE, KE.integral_image, [IMG]),

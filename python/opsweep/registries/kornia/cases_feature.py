@@ -47,36 +47,13 @@ NOT_SURVEYED = {
     "kornia.feature.adalam.get_adalam_default_config": "returns AdaLAM's default configuration dict: no tensors",
 }
 
-from ._common import detector_image, homography, img, rand, randn
+from ._common import Assembled, ByName, detector_image, homography, img, rand, randn
 
 torch.manual_seed(0)  # random init of the networks below is reproducible
 
 H, W = 64, 80  # detector image size
 
 # ------------------------------------------------------------------------------------------------- helpers
-
-
-class _Call(nn.Module):
-    """Calls a public function or module with tensors bound to named arguments.
-
-    ``names`` are the argument names of the tensor inputs, in order; ``const`` are baked constants.
-    ``build`` optionally turns the named tensors into the real call arguments (for dict inputs).
-    """
-
-    def __init__(self, target, fn=None, names=(), const=None, build=None):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self.fn = fn if fn is not None else target
-        self.names = tuple(names)
-        self.const = dict(const or {})
-        self.build = build
-
-    def forward(self, *tensors):
-        named = dict(zip(self.names, tensors))
-        if self.build is not None:
-            args, kwargs = self.build(**named)
-            return self.fn(*args, **kwargs, **self.const)
-        return self.fn(**named, **self.const)
 
 
 def _assemble(cls, init_base, *args, **kwargs):
@@ -170,15 +147,15 @@ G_DET = "feature.detectors"
 add(case("harris_response", G_DET, KF.harris_response, [DET]))
 add(case("harris_response[k=0.06,diff]", G_DET, KF.harris_response, [DET], kwargs={"k": 0.06, "grads_mode": "diff"}))
 add(case("harris_response[sigmas]", G_DET,
-         _Call(KF.harris_response, names=("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
+         ByName(KF.harris_response, ("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
 add(case("gftt_response", G_DET, KF.gftt_response, [DET]))
 add(case("gftt_response[diff]", G_DET, KF.gftt_response, [DET], kwargs={"grads_mode": "diff"}))
 add(case("gftt_response[sigmas]", G_DET,
-         _Call(KF.gftt_response, names=("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
+         ByName(KF.gftt_response, ("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
 add(case("hessian_response", G_DET, KF.hessian_response, [DET]))
 add(case("hessian_response[diff]", G_DET, KF.hessian_response, [DET], kwargs={"grads_mode": "diff"}))
 add(case("hessian_response[sigmas]", G_DET,
-         _Call(KF.hessian_response, names=("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
+         ByName(KF.hessian_response, ("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
 add(case("dog_response", G_DET, KF.dog_response, [STACK]))
 add(case("dog_response_single", G_DET, KF.dog_response_single, [DET]))
 add(case("dog_response_single[sigma=2,3.2]", G_DET, KF.dog_response_single, [DET], kwargs={"sigma1": 2.0, "sigma2": 3.2}))
@@ -356,7 +333,7 @@ _D1B = torch.stack([D1, _desc_pair(seed=44)[0]])
 _D2B = torch.stack([D2, torch.cat([_desc_pair(seed=44)[0].flip(0), _desc_pair(seed=45)[0][:8]])])
 add(case("match_smnn_batched", G_M, KF.match_smnn_batched, [_D1B, _D2B]))
 add(case("match_smnn_batched[masks]", G_M,
-         _Call(KF.match_smnn_batched, names=("desc1", "desc2", "mask1", "mask2"), const={"th": 0.9}),
+         ByName(KF.match_smnn_batched, ("desc1", "desc2", "mask1", "mask2"), th=0.9),
          [_D1B, _D2B, torch.arange(24).lt(20).expand(2, 24).contiguous(), torch.ones(2, 32, dtype=torch.bool)]))
 add(case("match_fginn", G_M, KF.match_fginn, [D1, D2, L1, L2]))
 add(case("match_fginn[mutual,th=0.9]", G_M, KF.match_fginn, [D1, D2, L1, L2],
@@ -367,11 +344,11 @@ _ADALAM_ARGS = [KF.get_laf_center(L1A).reshape(-1, 2), KF.get_laf_center(L2A).re
                 KF.get_laf_scale(L1A).reshape(-1), KF.get_laf_scale(L2A).reshape(-1)]
 _ADALAM_NAMES = ("k1", "k2", "d1", "d2", "o1", "o2", "s1", "s2")
 add(case("AdalamFilter[match_and_filter]", G_M,
-         _Call(AdalamFilter, AdalamFilter().match_and_filter, names=_ADALAM_NAMES, const={"return_dist": True}),
+         ByName(AdalamFilter().match_and_filter, _ADALAM_NAMES, surveys=AdalamFilter, return_dist=True),
          _ADALAM_ARGS, note="keypoints, orientations and scales of the AdaLAM LAFs, default configuration"))
 add(case("AdalamFilter[match_and_filter,hw,no_mnn]", G_M,
-         _Call(AdalamFilter, AdalamFilter({**get_adalam_default_config(), "force_seed_mnn": False, "min_inliers": 4}).match_and_filter,
-               names=_ADALAM_NAMES, const={"im1shape": (H, W), "im2shape": (H, W)}),
+         ByName(AdalamFilter({**get_adalam_default_config(), "force_seed_mnn": False, "min_inliers": 4}).match_and_filter,
+                _ADALAM_NAMES, surveys=AdalamFilter, im1shape=(H, W), im2shape=(H, W)),
          _ADALAM_ARGS, note="custom configuration, image sizes given"))
 add(case("match_adalam[hw]", G_M, KF.match_adalam, [D1A, D2A, L1A, L2A], kwargs={"hw1": (H, W), "hw2": (H, W)}))
 for mode in ("snn", "nn", "mnn", "smnn"):
@@ -409,14 +386,14 @@ _K0 = KF.get_laf_center(L1)
 _K1 = KF.get_laf_center(L2)
 _SIZE = torch.tensor([[float(W), float(H)]])
 _LG_NAMES = ("kpts0", "desc0", "kpts1", "desc1", "size0", "size1")
-add(case("LightGlue", G_M, _Call(KF.LightGlue, _lightglue(n_layers=3), names=_LG_NAMES, build=_lg_build),
+add(case("LightGlue", G_M, Assembled(_lightglue(n_layers=3), _LG_NAMES, _lg_build, surveys=KF.LightGlue),
          [_K0, torch.cat([D1, D1], -1)[None], _K1, torch.cat([D2, D2], -1)[None], _SIZE, _SIZE],
          note="LightGlue(None, n_layers=3): random init, 256-d descriptors"))
-add(case("LightGlue[disk]", G_M, _Call(KF.LightGlue, _lightglue("disk"), names=_LG_NAMES, build=_lg_build),
+add(case("LightGlue[disk]", G_M, Assembled(_lightglue("disk"), _LG_NAMES, _lg_build, surveys=KF.LightGlue),
          [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE], note="the 'disk' configuration at random init"))
 add(case("LightGlue[sift,scale_ori]", G_M,
-         _Call(KF.LightGlue, _lightglue("sift", n_layers=3),
-               names=_LG_NAMES + ("scales0", "oris0", "scales1", "oris1"), build=_lg_build),
+         Assembled(_lightglue("sift", n_layers=3), _LG_NAMES + ("scales0", "oris0", "scales1", "oris1"), _lg_build,
+                   surveys=KF.LightGlue),
          [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE, KF.get_laf_scale(L1)[..., 0, 0] / 6,
           KF.get_laf_orientation(L1)[..., 0] * math.pi / 180, KF.get_laf_scale(L2)[..., 0, 0] / 6,
           KF.get_laf_orientation(L2)[..., 0] * math.pi / 180],
@@ -426,12 +403,12 @@ def _lg_laf_build(kpts0, desc0, kpts1, desc1, size0, size1, lafs0, lafs1):
 
 
 add(case("LightGlue[keynet_affnet_hardnet,laf]", G_M,
-         _Call(KF.LightGlue, _lightglue("keynet_affnet_hardnet", n_layers=3), names=_LG_NAMES + ("lafs0", "lafs1"),
-               build=_lg_laf_build),
+         Assembled(_lightglue("keynet_affnet_hardnet", n_layers=3), _LG_NAMES + ("lafs0", "lafs1"), _lg_laf_build,
+                   surveys=KF.LightGlue),
          [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE, L1, L2],
          note="the 'keynet_affnet_hardnet' configuration (add_laf) at random init, 3 layers"))
 add(case("LightGlue[xfeat,filter_threshold=0]", G_M,
-         _Call(KF.LightGlue, _lightglue("xfeat", filter_threshold=0.0), names=_LG_NAMES, build=_lg_build),
+         Assembled(_lightglue("xfeat", filter_threshold=0.0), _LG_NAMES, _lg_build, surveys=KF.LightGlue),
          [_K0, D1[None, :, :64].contiguous(), _K1, D2[None, :, :64].contiguous(), _SIZE, _SIZE],
          note="the 'xfeat' configuration (input projection 64->96) at random init"))
 
@@ -525,7 +502,7 @@ add(case("aliked.deform_conv2d", G_INT, deform_conv2d,
          [randn(1, 4, 12, 12, seed=60), randn(1, 18, 10, 10, seed=61, scale=0.8), randn(6, 4, 3, 3, seed=62, scale=0.3)],
          note="3x3 kernel, fractional offsets, no padding"))
 add(case("aliked.deform_conv2d[bias,padding,mask]", G_INT,
-         _Call(deform_conv2d, names=("input", "offset", "weight", "bias", "mask"), const={"padding": (1, 1)}),
+         ByName(deform_conv2d, ("input", "offset", "weight", "bias", "mask"), padding=(1, 1)),
          [randn(2, 4, 12, 12, seed=63), randn(2, 18, 12, 12, seed=64, scale=0.8), randn(6, 4, 3, 3, seed=65, scale=0.3),
           randn(6, seed=66), rand(2, 9, 12, 12, seed=67)], note="DCNv2: modulation mask, bias, padding 1"))
 add(case("aliked.deform_conv2d[stride=2,dilation=2]", G_INT, deform_conv2d,

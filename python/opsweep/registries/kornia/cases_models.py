@@ -60,31 +60,11 @@ from opsweep import case
 
 NOT_SURVEYED: dict = {}  # the configuration / result dataclasses are types, not operators (not counted)
 
-from ._common import Built as _Built, batch, img, rand, randint, randn
+from ._common import Built, ByName, batch, img, rand, randint, randn
 
 torch.manual_seed(0)  # random initialisation of the networks below is reproducible
 
 RI = "random init"
-
-
-class _Call(nn.Module):
-    """Calls a public model with tensors bound to named arguments, optionally through a builder of the call
-    arguments (for list / dict inputs)."""
-
-    def __init__(self, target, fn, names=(), const=None, build=None):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self.fn = fn
-        self.names = tuple(names)
-        self.const = dict(const or {})
-        self.build = build
-
-    def forward(self, *tensors):
-        named = dict(zip(self.names, tensors))
-        if self.build is not None:
-            args, kwargs = self.build(**named)
-            return self.fn(*args, **kwargs, **self.const)
-        return self.fn(**named, **self.const)
 
 
 def _ev(m):
@@ -196,10 +176,10 @@ add(case("SemanticSegmentation", "models.segmentation",
          SemanticSegmentation(_SEG_NET, nn.Identity(), nn.Identity()), [IMG64],
          note="a small convolutional network with a softmax head, identity pre/post-processing"))
 add(case("SegmentationModelsBuilder.build", "models.segmentation",
-         _Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET, _PRE, name="tiny")), [IMG64B],
+         Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET, _PRE, name="tiny")), [IMG64B],
          note="SegmentationModelsBuilder.build with BGR ImageNet preprocessing around a small softmax network"))
 add(case("SegmentationModelsBuilder.build[no_preproc]", "models.segmentation",
-         _Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET)), [IMG64],
+         Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET)), [IMG64],
          note="no preprocessing parameters"))
 add(case("DepthEstimation", "models.depth_estimation", DepthEstimation, [IMG64],
          skip="runs Depth Anything in onnxruntime from a downloaded ONNX file: no PyTorch graph, and nothing may "
@@ -269,11 +249,11 @@ _IDS = randint(1, 100, 2, 8, seed=87)
 _SIG_PIX = rand(2, 3, 32, 32, seed=88, low=-1.0, high=1.0)
 add(case("SigLip2Model", G, _SIG, [_SIG_PIX, _IDS],
          note=f"{RI}; one-layer vision (32x32, patch 8) and text towers of width 32"))
-add(case("SigLip2Model[attention_mask]", G, _Call(SigLip2Model, _SIG, names=("pixel_values", "input_ids", "attention_mask")),
+add(case("SigLip2Model[attention_mask]", G, ByName(_SIG, ("pixel_values", "input_ids", "attention_mask"), surveys=SigLip2Model),
          [_SIG_PIX, _IDS, torch.tensor([[1] * 8, [1] * 5 + [0] * 3])], note=f"{RI}; text padding mask"))
 add(case("SigLip2Model[get_image_features]", G, _SIG, [_SIG_PIX], method="get_image_features", note=RI))
 add(case("SigLip2Model[get_text_features]", G, _SIG, [_IDS], method="get_text_features", note=RI))
-add(case("SigLip2Builder.from_config", G, _Built(SigLip2Builder, _ev(SigLip2Builder.from_config(_SIG_CFG))),
+add(case("SigLip2Builder.from_config", G, Built(SigLip2Builder, _ev(SigLip2Builder.from_config(_SIG_CFG))),
          [_SIG_PIX, _IDS],
          note=f"{RI}; the same small configuration through the builder"))
 add(case("SigLip2ImagePreprocessor", G, SigLip2ImagePreprocessor(), [rand(2, 3, 64, 80, seed=89, high=255.0)],
@@ -291,7 +271,7 @@ add(case("MoonViT[attention_mask]", G, _ev(MoonViT(_MOON)), [_KIMG, torch.arange
 add(case("KimiVLProjector", G, _ev(KimiVLProjector(_KPROJ)), [randn(1, 16, 32, seed=92)], kwargs={"h": 4, "w": 4},
          note=f"{RI}; 2x2 patch merge then MLP"))
 add(case("KimiVLModel", G, _ev(KimiVLModel(_KCFG)), [_KIMG], note=f"{RI}; MoonViT + projector, small configuration"))
-add(case("KimiVLBuilder.from_config", G, _Built(KimiVLBuilder, _ev(KimiVLBuilder.from_config(_KCFG))), [_KIMG],
+add(case("KimiVLBuilder.from_config", G, Built(KimiVLBuilder, _ev(KimiVLBuilder.from_config(_KCFG))), [_KIMG],
          note=f"{RI}; the same configuration through the builder"))
 _QCFG = Qwen25VisionConfig(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, window_size=56,
                            fullatt_block_indexes=(1,), out_hidden_size=48)
