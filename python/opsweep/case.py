@@ -121,7 +121,8 @@ class Lazy:
 def lazy(builder: Callable[..., Any], *args: Any, surveys: Any = None, **kwargs: Any) -> Lazy:
     """A target that ``materialize`` builds as ``builder(*args, **kwargs)`` when a job of its case
     runs. ``surveys`` is the public object the built target surveys (its class, or the builder API
-    a wrapper names in ``__opsweep_target__``); it defaults to ``builder`` when that is a class."""
+    a wrapper names in ``__opsweep_target__``); it defaults to ``builder`` when that is a class (or
+    to the class's own ``__opsweep_target__``, for a registry wrapper class that names it)."""
     origin = _caller_origin()
     if not callable(builder):
         raise RegistryError(f"{origin}: lazy(): the builder {builder!r} is not callable")
@@ -131,7 +132,7 @@ def lazy(builder: Callable[..., Any], *args: Any, surveys: Any = None, **kwargs:
                 f"{origin}: lazy(): {getattr(builder, '__qualname__', builder)!r} is not a class: "
                 "say what it builds with surveys=<the public class or function>"
             )
-        surveys = builder
+        surveys = getattr(builder, "__opsweep_target__", builder)
     return Lazy(builder, args, kwargs, surveys)
 
 

@@ -456,9 +456,10 @@ _HASHED_BY_CODE: dict[Any, bool] = {}
 
 
 def hashed_by_code(obj: Any) -> bool:
-    """True for a Python function or class written in a registry, a registry helper module, opsweep
-    itself or a test (code that is part of the case); False for installed code (site-packages, an
-    installed distribution in a source checkout), the standard library and builtins."""
+    """True for a Python function or class written in a registry, a registry helper module (the
+    bundled ``opsweep.registries`` included) or a test: code that is part of the case. False for
+    installed code (site-packages, an installed distribution in a source checkout), the standard
+    library, builtins and opsweep's harness (keyed by the harness digest)."""
     if not isinstance(obj, (types.FunctionType, type)):
         return False
     try:
@@ -474,9 +475,10 @@ def hashed_by_code(obj: Any) -> bool:
 
 
 def _hashed_by_code(obj: Any) -> bool:
-    top = (getattr(obj, "__module__", None) or "").split(".", 1)[0]
-    if top == "opsweep":
-        return True
+    module = getattr(obj, "__module__", None) or ""
+    top = module.split(".", 1)[0]
+    if top == "opsweep":  # the bundled registries are case code; the harness is keyed by its own digest
+        return module == "opsweep.registries" or module.startswith("opsweep.registries.")
     if top in sys.stdlib_module_names or top == "builtins":
         return False
     filename = _defining_file(obj)

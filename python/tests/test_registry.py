@@ -445,3 +445,94 @@ def test_origin_of_a_case_built_in_another_module_is_the_registry_line(tmp_path,
         CASES = [origin_helpers_x.make("a"), origin_helpers_x.make("b")]
         """)
     assert [lc.case.origin for lc in load_registries([p])] == ["cases_far.py:5", "cases_far.py:5"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lazy targets: built by materialize, fingerprinted without building
+
+
+def _fixture(name):
+    import os
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", name)
+
+
+def test_lazy_targets_are_not_built_at_load_and_name_what_they_build():
+    loaded = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    counted = loaded["lazy_counted"].case
+    assert counted.target.builder.calls == []  # loading built nothing
+    for lc in loaded.values():
+        assert lc.inventory_entry()["target"] == "torch.nn.Linear"
+    assert guess_library([lc.case for lc in loaded.values()]) == "torch"
+
+
+def test_materialize_builds_once_per_case_and_is_idempotent():
+    from opsweep.case import Lazy, materialize
+
+    loaded = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    lazy_case = loaded["lazy_counted"].case
+    built = lazy_case.target.builder.calls
+    ready = materialize(lazy_case)
+    assert isinstance(ready.target, torch.nn.Linear) and not isinstance(ready.target, Lazy)
+    assert ready.name == lazy_case.name and ready.inputs is lazy_case.inputs
+    assert materialize(lazy_case) is ready and materialize(ready) is ready
+    assert built == [3]  # built once
+    plain = case("plain", "g", torch.relu, [torch.ones(1)])
+    assert materialize(plain) is plain
+    assert fingerprint(lazy_case) == loaded["lazy_counted"].fingerprint  # building changed nothing
+
+
+def test_lazy_construction_is_seeded_per_case_and_leaves_the_callers_random_state():
+    from opsweep.case import materialize
+
+    loaded = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    torch.manual_seed(5)
+    expected = torch.rand(2)
+    torch.manual_seed(5)
+    a = materialize(loaded["lazy_linear"].case).target
+    assert torch.equal(torch.rand(2), expected)  # building did not move the caller's generator
+    twin = materialize(loaded["lazy_linear[twin]"].case).target
+    assert not torch.equal(a.weight, twin.weight)  # another case, another construction seed
+    again = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    torch.rand(9)  # whatever ran before, the same case builds the same object
+    assert torch.equal(materialize(again["lazy_linear"].case).target.weight, a.weight)
+
+
+def test_lazy_fingerprints_cover_builder_arguments_and_code_and_agree_across_processes(tmp_path):
+    from opsweep.case import lazy
+
+    x = [torch.ones(1, 3)]
+    base = fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 2), x))
+    assert base == fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 2), x))
+    assert base != fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 2, bias=False), x))
+    assert base != fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 4), x))
+    assert base != fingerprint(case("op[v]", "g", lazy(torch.nn.Linear, 3, 2), x))  # another construction seed
+    one = fingerprint(case("op", "g", lazy(lambda: torch.nn.Linear(3, 2), surveys=torch.nn.Linear), x))
+    two = fingerprint(case("op", "g", lazy(lambda: torch.nn.Linear(3, 2).eval(), surveys=torch.nn.Linear), x))
+    assert one != two  # the builder's code
+    here = {lc.case.name: lc.fingerprint for lc in load_registries([_fixture("cases_lazy.py")])}
+    assert _fingerprints_in_a_subprocess([_fixture("cases_lazy.py")]) == here
+
+
+def test_a_built_target_must_be_what_the_lazy_target_declared():
+    from opsweep.case import lazy, materialize
+
+    wrong = case("wrong", "g", lazy(lambda: torch.nn.Tanh(), surveys=torch.nn.Linear), [torch.ones(1, 3)])
+    with pytest.raises(RegistryError, match="declared torch.nn.Linear, built torch.nn.Tanh"):
+        materialize(wrong)
+    with pytest.raises(RegistryError, match="is not a class: say what it builds"):
+        lazy(lambda: torch.nn.Tanh())
+    with pytest.raises(RegistryError, match="has no method 'project'"):
+        case("m", "g", lazy(torch.nn.Linear, 3, 2), [torch.ones(1, 3)], method="project")
+
+
+def test_construction_files_name_the_code_that_built_the_target():
+    import os
+
+    from opsweep.case import construction_files, lazy, materialize
+
+    c = case("files", "g", lazy(torch.nn.Linear, 3, 2), [torch.ones(1, 3)])
+    assert construction_files(c) == frozenset()
+    ready = materialize(c)
+    files = {os.path.basename(f) for f in construction_files(c)}
+    assert "linear.py" in files and construction_files(ready) == construction_files(c)
