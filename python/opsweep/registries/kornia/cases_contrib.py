@@ -45,7 +45,7 @@ NOT_SURVEYED = {
     "kornia.contrib.compute_padding": "integer arithmetic on sizes (returns a tuple of ints): no tensor graph",
 }
 
-from ._common import Built, ByName, batch, gray, img, rand, randn
+from ._common import Built, ByName, Forward, batch, gray, img, rand, randn
 
 # Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
 # name (opsweep.case.construction_seed), so loading this registry builds none of them.
@@ -272,6 +272,17 @@ add(case("ObjectDetector[filtering]", G,
          lazy(_rt_detr, confidence_threshold=0.5, confidence_filtering=True, surveys=KC.ObjectDetector),
          [rand(1, 3, 64, 64, seed=121)],
          note="confidence 0.5 with filtering"))
+# from_config is a documented placeholder on these two wrappers (it raises NotImplementedError whatever the
+# config): recorded at the eager step.
+add(case("ObjectDetector.from_config", G,
+         Forward(KC.ObjectDetector, lambda x: KC.ObjectDetector.from_config(_RT_CFG)(x)), [rand(1, 3, 64, 64, seed=125)],
+         note="from_config(RTDETRConfig) (the configuration its builder takes), then the image: kornia 0.9.0 raises "
+         "NotImplementedError (a documented placeholder; RTDETRDetectorBuilder.build is the way in)"))
+add(case("EdgeDetector.from_config", G,
+         Forward(KC.EdgeDetector, lambda x: KC.EdgeDetector.from_config({"pretrained": False, "image_size": 64})(x)),
+         [rand(1, 3, 48, 56, seed=126)],
+         note="from_config with EdgeDetectorBuilder.build's arguments as the configuration (its signature takes any "
+         "object), then the image: kornia 0.9.0 raises NotImplementedError (a documented placeholder)"))
 add(case("SmallSRBuilder.build", G,
          lazy(lambda: Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False)), surveys=KC.SmallSRBuilder), [img()],
          note="random-init SmallSRNet; the pre-processor resizes to 224x224, output 672x672"))

@@ -7,8 +7,9 @@ Every morphology operator has its plain default form (3x3 flat kernel of ones, g
 
 Not surveyed:
     kornia.enhance.ThresholdType  an enum; surveyed as the `type` argument of threshold / Threshold.
-    (variant) threshold[THRESH_OTSU]  raises NotImplementedError in kornia 0.9.0 whatever the input;
-                                  Otsu thresholding is surveyed as filters.otsu_threshold.
+
+threshold / Threshold with THRESH_OTSU raise NotImplementedError in kornia 0.9.0 whatever the input: their
+cases (valid inputs) record that at the eager step. Otsu thresholding is surveyed as filters.otsu_threshold.
 """
 
 from __future__ import annotations
@@ -87,13 +88,29 @@ def _threshold_cases():
     ]
     for t in ThresholdType:
         if t in (ThresholdType.THRESH_BINARY, ThresholdType.THRESH_OTSU):
-            continue  # THRESH_OTSU raises NotImplementedError in kornia 0.9.0 (use filters.otsu_threshold)
+            continue  # THRESH_BINARY is the plain form above; THRESH_OTSU has its own cases below
         out.append(case(f"threshold[{t.name}]", GE, KE.threshold, [IMG], kwargs={"thresh": 0.5, "maxval": 1.0, "type": t}))
+    # THRESH_OTSU is a member of the public ThresholdType, alone or OR-ed with a fixed type as in OpenCV; kornia
+    # 0.9.0 raises NotImplementedError for it (documented): recorded at the eager step.
+    out.append(case("threshold[THRESH_OTSU]", GE, KE.threshold, [IMG],
+                    kwargs={"thresh": 0.5, "maxval": 1.0, "type": ThresholdType.THRESH_OTSU},
+                    note=_OTSU_NOTE.format("type=ThresholdType.THRESH_OTSU")))
+    out.append(case("threshold[THRESH_TRUNC|THRESH_OTSU]", GE, KE.threshold, [IMG],
+                    kwargs={"thresh": 0.5, "maxval": 1.0,
+                            "type": int(ThresholdType.THRESH_TRUNC) | int(ThresholdType.THRESH_OTSU)},
+                    note=_OTSU_NOTE.format("type=THRESH_TRUNC | THRESH_OTSU (the OpenCV idiom; the signature takes an int)")))
     out.append(case("threshold[thresh=tensor]", GE, KE.threshold, [BATCH, torch.tensor([0.3, 0.6]).view(2, 1, 1, 1)],
                     kwargs={"maxval": 1.0}, note="per-sample threshold as a graph input"))
     out.append(case("Threshold", GE, KE.Threshold(0.5, 1.0), [IMG]))
     out.append(case("Threshold[TRUNC]", GE, KE.Threshold(0.5, 1.0, ThresholdType.THRESH_TRUNC), [IMG]))
+    out.append(case("Threshold[OTSU]", GE, KE.Threshold(0.5, 1.0, ThresholdType.THRESH_OTSU), [IMG],
+                    note=_OTSU_NOTE.format("Threshold(0.5, 1.0, ThresholdType.THRESH_OTSU); its forward")))
     return out
+
+
+_OTSU_NOTE = ("{} on a valid 1x3x32x40 image in [0, 1] (thresh 0.5, which Otsu would replace, maxval 1.0): "
+              "kornia 0.9.0 raises NotImplementedError (documented under Raises); filters.otsu_threshold is "
+              "kornia's Otsu")
 
 
 CASES = [

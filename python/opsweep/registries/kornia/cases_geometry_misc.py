@@ -10,8 +10,12 @@ Not surveyed:
     kornia.geometry.load_pointcloud_ply, load_pointcloud_ply_binary, save_pointcloud_ply,
     save_pointcloud_ply_binary: read or write files on disk, not tensor operators.
     kornia.geometry.validate_bbox, validate_bbox3d: return a Python bool (an input check), not a tensor.
-    Methods without a case because kornia 0.9.0 raises NotImplementedError for them: Boxes.trim,
-    Keypoints3D.transform_keypoints / transform_keypoints_ / pad / unpad, and building Keypoints from a list.
+
+Not implemented in kornia 0.9.0 (it raises NotImplementedError whatever the input): Boxes.trim,
+Boxes.translate(method="fast"), Keypoints3D.transform_keypoints / transform_keypoints_ / pad / unpad,
+Keypoints.to_tensor / Keypoints3D.to_tensor with as_padded_sequence=True, and building Keypoints or
+Keypoints3D from a list of tensors (which the constructor's signature accepts). They have ordinary cases with valid
+inputs, recorded n/a at the eager step with kornia's error, so the page shows them.
 """
 
 from __future__ import annotations
@@ -520,25 +524,54 @@ for nm, meth, fn, ins in [
     add(case(nm, GBx, _method_tensors(Boxes3D, meth, fn), ins, method=meth))
 
 _vid = torch.stack([_verts(2, 5, 350), _verts(2, 5, 351), _verts(2, 5, 352)], 1).contiguous()  # (B, T, N, 4, 2)
+add(case("Boxes.translate[fast]", GBx,
+         _method_tensors(Boxes, "translate", lambda v, s: _bx(v).translate(s, method="fast")),
+         (_verts(), torch.tensor([[3.0, -2.0], [1.0, 4.0]])), method="translate",
+         note="2 x 5 valid boxes and a (B, 2) translation, method='fast' (one of the two documented methods): kornia "
+         "0.9.0 raises NotImplementedError (documented: only 'warp' is implemented)"))
+add(case("Boxes.trim", GBx, _method_tensors(Boxes, "trim", lambda v: _bx(v).trim()), (_verts(),), method="trim",
+         note="2 x 5 valid boxes (B, N, 4, 2), trim() with its defaults; kornia 0.9.0 raises NotImplementedError "
+         "(documented: always)"))
+
 add(case("VideoBoxes.from_tensor", GBx, _method_tensors(VideoBoxes, "from_tensor", lambda x: VideoBoxes.from_tensor(x)), (_vid,), method="from_tensor"))
 add(case("VideoBoxes.to_tensor", GBx, _method_tensors(VideoBoxes, "to_tensor", lambda x: VideoBoxes.from_tensor(x).to_tensor("xyxy")), (_vid,), method="to_tensor"))
 
 GKp = "geometry.keypoints"
 _kp = (rand(2, 6, 2, seed=360) * torch.tensor([39.0, 31.0])).contiguous()
 _kp3 = (rand(2, 6, 3, seed=361) * torch.tensor([15.0, 15.0, 7.0])).contiguous()
+_PAD = {Keypoints: torch.tensor([[2, 2, 3, 3], [1, 4, 0, 2]]),  # (left, right, top, bottom) per image
+        Keypoints3D: torch.tensor([[2, 2, 3, 3, 1, 0], [1, 4, 0, 2, 0, 1]])}  # the same plus (front, back)
+# Keypoints3D.transform_keypoints / transform_keypoints_ / pad / unpad raise NotImplementedError in kornia 0.9.0
+# (documented, kornia#5023): their cases record that at the eager step.
+_KP3_NOTE = {
+    "transform_keypoints": "2 x 6 keypoints (B, N, 3) and an affine (B, 4, 4) transform, as the method asks",
+    "transform_keypoints_": "2 x 6 keypoints (B, N, 3) and an affine (B, 4, 4) transform, as the method asks",
+    "pad": "2 x 6 keypoints (B, N, 3) and a (B, 6) padding: Keypoints.pad's (left, right, top, bottom) plus (front, back)",
+    "unpad": "2 x 6 keypoints (B, N, 3) and a (B, 6) padding: Keypoints.unpad's (left, right, top, bottom) plus (front, back)",
+}
 for cls, x, M in ((Keypoints, _kp, _Mh), (Keypoints3D, _kp3, _M3)):
     n = cls.__name__
     for meth, fn, ins in [
         ("from_tensor", lambda k, c=cls: c.from_tensor(k), (x,)),
         ("to_tensor", lambda k, c=cls: c(k).to_tensor(), (x,)),
         ("clone", lambda k, c=cls: c(k).clone(), (x,)),
-    ] + ([] if cls is Keypoints3D else [  # Keypoints3D raises NotImplementedError for these (kornia#5023)
         ("transform_keypoints", lambda k, m, c=cls: c(k).transform_keypoints(m), (x, M)),
         ("transform_keypoints_", lambda k, m, c=cls: c(k).transform_keypoints_(m), (x, M)),
-        ("pad", lambda k, p, c=cls: c(k).pad(p), (x, torch.tensor([[2, 2, 3, 3], [1, 4, 0, 2]]))),
-        ("unpad", lambda k, p, c=cls: c(k).unpad(p), (x, torch.tensor([[2, 2, 3, 3], [1, 4, 0, 2]]))),
-    ]):
-        add(case(f"{n}.{meth}", GKp, _method_tensors(cls, meth, fn), ins, method=meth))
+        ("pad", lambda k, p, c=cls: c(k).pad(p), (x, _PAD[cls])),
+        ("unpad", lambda k, p, c=cls: c(k).unpad(p), (x, _PAD[cls])),
+    ]:
+        note = ""
+        if cls is Keypoints3D and meth in _KP3_NOTE:
+            note = f"{_KP3_NOTE[meth]}; kornia 0.9.0 raises NotImplementedError (documented, kornia#5023)"
+        add(case(f"{n}.{meth}", GKp, _method_tensors(cls, meth, fn), ins, method=meth, note=note))
+for cls, x in ((Keypoints, _kp), (Keypoints3D, _kp3)):
+    add(case(f"{cls.__name__}.to_tensor[as_padded_sequence]", GKp,
+             _method_tensors(cls, "to_tensor", lambda k, c=cls: c(k).to_tensor(as_padded_sequence=True)), (x,),
+             method="to_tensor", note=f"2 x 6 keypoints (B, N, {x.shape[-1]}), to_tensor(as_padded_sequence=True), a documented "
+             "flag: kornia 0.9.0 raises NotImplementedError (documented, kornia#5023)"))
+    add(case(f"{cls.__name__}[list]", GKp, _forward_tensors(cls, lambda a, b, c=cls: c([a, b])), (x[0].clone(), x[1].clone()),
+             note=f"built from a list of two (N, {x.shape[-1]}) tensors, which the constructor's signature accepts "
+             "(List[Tensor]); kornia 0.9.0 raises NotImplementedError for a list (documented in the message)"))
 add(case("Keypoints.index_put", GKp, _method_tensors(Keypoints, "index_put", lambda k, i, v: Keypoints(k).index_put((i,), v)), (_kp, torch.tensor([1]), rand(1, 6, 2, seed=362) * 30),
          method="index_put"))
 
