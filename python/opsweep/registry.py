@@ -6,21 +6,31 @@ Contract:
   relative imports work; a loose file with its folder appended to ``sys.path``, so it can import
   helpers beside it) and returns every case with its registry and fingerprint, in file
   order then list order. The same file given twice is loaded once.
+- Each import runs with torch (CPU), numpy and random seeded from the file's basename
+  (``registry_seed``) and their states restored afterwards: a registry that draws from the global
+  generators defines the same cases in every process, whatever was loaded before it.
 - Any problem raises ``RegistryError`` with one line that names the file and the problem: file
   missing; import failure (exception type, message, and the registry line that raised); ``CASES``
   missing; ``CASES`` not a list; an element that is not a Case; a duplicate case name (both
-  places, ``file:line``, across files too).
-- ``fingerprint(case)`` is a hex blake2b digest over tagged fields: name, group, the target's
-  qualified name (functions and classes: defining module + qualname; ``nn.Module`` instances:
-  class qualname, a digest of the state_dict values, the repr and the plain attributes of it and
-  its children; other objects: class qualname and their attributes), method, each input's shape / dtype / strides / a digest of its bytes,
-  kwargs (a canonical encoding: sorted keys, tensors by value, callables by qualified name, reprs
-  with memory addresses removed), check, atol, rtol and skip. It never uses ``hash()`` or ``id()``
-  so it is identical across processes, and names defined in a registry use the registry's file stem
-  (not its import name, which depends on where the checkout lies). ``note`` and ``tags`` do not
-  change results and are left out.
+  places, ``file:line``, across files too; a case's ``origin`` is the registry line that built it,
+  also when a helper did).
+- ``fingerprint(case)`` is a hex blake2b digest over tagged fields: name, group, target, method,
+  each input's shape / dtype / strides / a digest of its bytes, kwargs, check, atol, rtol, skip,
+  fresh inputs and dynamic dims. Values are encoded canonically (``encode``): tensors by value,
+  ``nn.Module`` instances by class, a digest of the state_dict values, the repr and the plain
+  attributes of it and its children; bound methods with their object; reprs without memory
+  addresses. Installed code (the library, torch, the standard library) is named by its qualified
+  name. Code written in a registry, a registry's helper module or a test (``hashed_by_code``) is
+  named by a digest of what it does, never by where it sits: a function by its code objects,
+  defaults, closure cells and the globals it reads; a class by its bases and the attributes of its
+  body (methods by code). So editing a wrapper re-keys its cases and moving it to another module
+  does not. A lazy target (``opsweep.case.lazy``) is encoded without building it: the builder, its
+  arguments, what it builds and the case's construction seed. Fingerprints never use ``hash()`` or
+  ``id()``, so they are identical across processes. ``note`` and ``tags`` do not change results and
+  are left out.
 - Registry wrappers may name the API they survey in ``__opsweep_target__``; the inventory's
   ``target`` and the library guess use it.
+- ``is_registry_file(path)`` tells registry code from the library's in a traceback.
 """
 
 from __future__ import annotations
