@@ -117,6 +117,10 @@ class Lazy:
         name = getattr(self.builder, "__qualname__", None) or type(self.builder).__qualname__
         return f"lazy({name}, {len(self.args)} args, {sorted(self.kwargs)})"
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """A lazy target is never run itself: a job that reaches this skipped ``materialize``."""
+        raise RegistryError(f"{self!r} was not built: call opsweep.case.materialize(case) before running the case")
+
 
 def lazy(builder: Callable[..., Any], *args: Any, surveys: Any = None, **kwargs: Any) -> Lazy:
     """A target that ``materialize`` builds as ``builder(*args, **kwargs)`` when a job of its case

@@ -524,6 +524,8 @@ def test_a_built_target_must_be_what_the_lazy_target_declared():
         lazy(lambda: torch.nn.Tanh())
     with pytest.raises(RegistryError, match="has no method 'project'"):
         case("m", "g", lazy(torch.nn.Linear, 3, 2), [torch.ones(1, 3)], method="project")
+    with pytest.raises(RegistryError, match="was not built: call opsweep.case.materialize"):
+        wrong.target(torch.ones(1, 3))  # a harness that forgot materialize fails loudly, not as a finding
 
 
 def test_construction_files_name_the_code_that_built_the_target():
