@@ -584,7 +584,7 @@ add_pair(
     GCON,
     lambda: KA.AugmentationSequential(KA.RandomAffine3D(15.0, p=1.0), KA.RandomHorizontalFlip3D(p=1.0)),
     [volumes()],
-    note="3D children on volumes (masks and inverse with 3D children: see the two cases below)",
+    note="3D children on volumes (masks and inverse: AugmentationSequential[3d,mask], AugmentationSequential.inverse[3d])",
 )
 add_pair(
     "AugmentationSequential[3d,mask]",
