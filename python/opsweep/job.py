@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from opsweep.case import Case
+from opsweep.case import Case, construction_files, materialize
 from opsweep.evidence import evidence, scrub
 from opsweep.flatten import describe, flatten
 from opsweep.library import Library
@@ -124,10 +124,17 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
 
     t0 = time.perf_counter()
     try:
+        case = materialize(case)  # a lazy target is built now, once per worker
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - constructing the target is part of eager
+        record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
+        record["error"] = evidence(e, library)
+        return finish("n/a", "eager", f"constructing the target raised {type(e).__name__}")
+    built_files = construction_files(case)
+    try:
         raw, files = _trace_eager(case)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the eager failure is the finding
         record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
-        record["sources"] = _sources(getattr(e, "opsweep_sources", set()), library)
+        record["sources"] = _sources(set(getattr(e, "opsweep_sources", set())) | built_files, library)
         record["error"] = evidence(e, library)
         return finish("n/a", "eager", f"the eager call raised {type(e).__name__}")
     try:
@@ -136,7 +143,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
         record["error"] = evidence(e, library)
         return finish("n/a", "no-tensor", f"the eager result could not be flattened: {type(e).__name__}")
     record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
-    record["sources"] = _sources(files, library)
+    record["sources"] = _sources(set(files) | built_files, library)
     if not expected:
         return finish("n/a", "no-tensor", f"the eager result ({type(raw).__name__}) holds no tensor")
     record["outputs"] = describe(expected)
