@@ -10,7 +10,7 @@ valid inputs of the operator and eager is well-behaved on them. This script chec
 only (no capture), for every case:
 
     PYTHONPATH=python nice -n 10 python3 scripts/audit_fresh_inputs.py [REGISTRY ...]
-        [--out audit.jsonl] [--only NAME ...] [--export] [--resume]
+        [--out audit.jsonl] [--only NAME ... | --only-file FILE] [--export] [--resume] [--summary-only]
 
 REGISTRY defaults to every python/opsweep/registries/kornia/cases_*.py. For each case that is not
 skipped it builds the target (``materialize``), draws the fresh set as the harness does (same
@@ -381,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("registries", nargs="*", help="registry files (default: the bundled kornia registries)")
     parser.add_argument("--out", default="fresh_audit.jsonl", help="one JSON line per case")
     parser.add_argument("--only", nargs="*", default=None, help="case names to audit")
+    parser.add_argument("--only-file", default=None, help="a file of case names to audit, one a line")
     parser.add_argument("--export", action="store_true", help="also run the export path where the fresh check runs")
     parser.add_argument("--resume", action="store_true", help="skip the cases already in --out")
     parser.add_argument("--summary-only", action="store_true", help="print the summary of --out and exit")
@@ -405,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     loaded = load_registries(files)
     cases = [lc.case for lc in loaded]
+    if args.only_file is not None:
+        with open(args.only_file) as f:
+            args.only = (args.only or []) + [line.rstrip("\n") for line in f if line.strip()]
     if args.only is not None:
         wanted = set(args.only)
         unknown = wanted - {c.name for c in cases}
