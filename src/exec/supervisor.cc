@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/engine_record.h"
+#include "core/inventory_diff.h"
 #include "util/hash.h"
 
 namespace opsweep {
@@ -261,17 +262,27 @@ void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
   std::string digest = InventoryDigest(msg.cases);
   if (have_first_) {
     if (digest != inventory_digest_) {
-      Fail(fmt::format("worker {} loaded different cases than the first worker did; did a registry change "
-                       "during the run?",
-                       slot));
+      Fail(InventoryMismatch(slot, msg.cases));
       return;
     }
   } else {
     first_inventory_ = msg.cases;
+    first_inventory_slot_ = slot;
     inventory_digest_ = digest;
     have_first_ = true;
   }
   s.state = Slot::State::idle;
+}
+
+// "worker 2 loaded different cases than worker 0: case 'x' has fingerprint ... in worker 2 and ...".
+std::string Supervisor::InventoryMismatch(int slot, const std::vector<CaseEntry>& cases) const {
+  const bool same = slot == first_inventory_slot_;  // a replacement in the first worker's slot
+  const std::string mine = same ? fmt::format("worker {} now", slot) : fmt::format("worker {}", slot);
+  const std::string theirs = same ? fmt::format("worker {} at its first start", slot)
+                                  : fmt::format("worker {}", first_inventory_slot_);
+  std::string difference = DescribeInventoryDifference(cases, mine, first_inventory_, theirs);
+  if (difference.empty()) difference = "the inventories differ";  // the digest says so; cannot happen
+  return fmt::format("{} loaded different cases than {}: {}", mine, theirs, difference);
 }
 
 void Supervisor::HandleExit(int slot, const ExitStatus& exit) {

@@ -97,6 +97,7 @@ class Supervisor {
   void HandleLine(int slot, const std::string& line);
   void HandleStartupMessage(int slot, const WorkerMessage& msg);
   void HandleExit(int slot, const ExitStatus& exit);
+  std::string InventoryMismatch(int slot, const std::vector<CaseEntry>& cases) const;
   void ProtocolError(int slot, const std::string& problem);
   void CheckDeadlines();
   void CheckMemory();
@@ -118,6 +119,7 @@ class Supervisor {
   bool have_first_ = false;
   HelloMessage first_hello_;
   std::vector<CaseEntry> first_inventory_;
+  int first_inventory_slot_ = 0;  // the worker that loaded it
   std::string inventory_digest_;
 
   const std::vector<SupervisedJob>* jobs_ = nullptr;

@@ -206,6 +206,30 @@ TEST(Supervisor, RegistryErrorIsForwarded) {
   EXPECT_EQ(f.err, f.pool.startup_error);
 }
 
+// A second worker whose registry drew other inputs (another fingerprint) stops the run, and the
+// message names the case, both fingerprints and both workers.
+TEST(Supervisor, AWorkerWithOtherCasesStopsTheRunNamingTheCase) {
+  Fixture f(2);
+  f.pool.fingerprints_by_start[1] = {{"b", "fp-b-other"}};
+  EXPECT_EQ(f.Run(Jobs({"a", "b", "c", "a"})), RunEnd::failed);
+  EXPECT_EQ(f.err,
+            "worker 1 loaded different cases than worker 0: case 'b' has fingerprint fp-b-other in worker 1 and "
+            "fp-b in worker 0 (does its registry draw random inputs without a seed, or did it change during the run?)");
+}
+
+// A replacement started in the first worker's slot is compared with that slot's first inventory.
+TEST(Supervisor, AReplacementWorkerWithOtherCasesIsNamedAsSuch) {
+  Fixture f(1);
+  f.pool.scripts["a|onnx"].kind = FakeJobScript::Kind::exit;
+  f.pool.scripts["a|onnx"].exit = ExitStatus{7, 0};
+  f.pool.fingerprints_by_start[1] = {{"c", "fp-c-2"}};
+  EXPECT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::failed);
+  EXPECT_EQ(f.err,
+            "worker 0 now loaded different cases than worker 0 at its first start: case 'c' has fingerprint fp-c-2 in "
+            "worker 0 now and fp-c in worker 0 at its first start (does its registry draw random inputs without a "
+            "seed, or did it change during the run?)");
+}
+
 TEST(Supervisor, StartupDeadlineIsAnError) {
   SupervisorOptions o;
   o.startup_timeout_s = 120;

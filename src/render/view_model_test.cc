@@ -185,8 +185,8 @@ TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWo
   snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};
   Record record = MakeRecord("h", "color", "", kOk, kOk, Status::ok_breaks);
   record.paths["compile"].graph_breaks = 2;
-  record.paths["compile"].break_reasons = {{"branch", "generic_jump TensorVariable()"},
-                                           {"unclassified", "Unsupported: call_function print"}};
+  record.paths["compile"].break_reasons = {{"branch", "generic_jump TensorVariable()", ""},
+                                           {"unclassified", "Unsupported: call_function print", ""}};
   snapshot.records = {record};
   const ViewModel vm = BuildViewModel(snapshot, {});
   const RowView& row = vm.packages[0].sections[0].rows[0];

@@ -41,7 +41,12 @@ bool FakeWorkerPool::Start(int slot, std::string* err) {
   nlohmann::json hello = {{"type", "hello"}, {"protocol", protocol}, {"pid", 1}, {"harness", harness},
                           {"paths", described}, {"env", nlohmann::json::parse(env_json)}};
   nlohmann::json inv = {{"type", "inventory"}, {"cases", nlohmann::json::array()}};
-  for (const auto& c : cases) inv["cases"].push_back({{"name", c}, {"group", "g.sub"}, {"registry", "r.py"}, {"fingerprint", "fp-" + c}});
+  const auto varied = fingerprints_by_start.find(started - 1);  // this worker's start, counted from 0
+  for (const auto& c : cases) {
+    std::string fingerprint = "fp-" + c;
+    if (varied != fingerprints_by_start.end() && varied->second.count(c)) fingerprint = varied->second.at(c);
+    inv["cases"].push_back({{"name", c}, {"group", "g.sub"}, {"registry", "r.py"}, {"fingerprint", fingerprint}});
+  }
   Schedule(slot, due, {0, WorkerEvent::Kind::line, hello.dump(), {}});
   Schedule(slot, due, {0, WorkerEvent::Kind::line, inv.dump(), {}});
   return true;

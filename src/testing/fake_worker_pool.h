@@ -31,6 +31,8 @@ class FakeWorkerPool : public WorkerPool {
   // --- configuration ---
   std::map<std::string, FakeJobScript> scripts;  // by "case|path"
   std::vector<std::string> cases = {"a", "b", "c"};  // the inventory (group "g.sub", fingerprint "fp-<name>")
+  // Other fingerprints in the inventory of the Nth worker started (from 0): {N: {case: fingerprint}}.
+  std::map<int, std::map<std::string, std::string>> fingerprints_by_start;
   std::vector<PathSpec> paths;   // default: the bundled paths (tests/fixtures/paths.json)
   std::string env_json = R"({"torch":"2.13","opset":18})";
   double startup_s = 0.5;

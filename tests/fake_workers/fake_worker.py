@@ -16,7 +16,12 @@ registries are JSON files (--registry FILE, repeatable):
    "cases": [{"name": "a", "group": "color", "fingerprint": "f1",
               "do": "ok",                   # default behaviour for every path
               "paths": {"compile": "segv"}, # optional per-path behaviour
-              "sleep": 0.0}]}               # optional seconds before the behaviour
+              "sleep": 0.0,                 # optional seconds before the behaviour
+              "later": {"fingerprint": "f2"}}]}   # optional; see below
+
+A case's "later" (needs "state_dir") applies to every worker but the first to start: its fields
+replace the case's in the inventory ({"fingerprint": "f2"}: a registry that draws other inputs in
+each process), and "later": null leaves the case out of their inventory (a registry that changed).
 
 `--library NAME` becomes hello.env.library.name. A case without "do" takes its behaviour from its name's first word (split on "_"), so a case named
 "segv_blur" segfaults. Behaviours:
@@ -114,16 +119,26 @@ def main():
     steps = {d["id"]: d["steps"] for d in paths}
     send({"type": "hello", "protocol": startup.get("protocol", 2), "pid": os.getpid(),
           "harness": config.get("harness", "harness1"), "paths": paths, "env": env})
+    state_dir = config.get("state_dir")
+    later = False  # not the first worker to start: cases' "later" apply
+    if state_dir:
+        try:
+            os.close(os.open(os.path.join(state_dir, "first-worker-started"), os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            later = True
     by_name = {}
     inventory = []
     for c in config["cases"]:
+        if later and "later" in c:
+            if c["later"] is None:
+                continue
+            c = dict(c, **c["later"])
         by_name[c["name"]] = c
         inventory.append({"name": c["name"], "group": c.get("group", "misc"), "registry": "fake.json",
                           "fingerprint": c.get("fingerprint", "fp-" + c["name"]), "target": "fake." + c["name"],
                           "check": True, "skip": None, "note": "", "tags": [], "method": None, "origin": "fake.json:1"})
     send({"type": "inventory", "cases": inventory})
 
-    state_dir = config.get("state_dir")
     for line in proto_in:
         msg = json.loads(line)
         if msg.get("type") == "shutdown":
