@@ -410,6 +410,9 @@ def large_snapshot(count, seed=7):
                 if status == "ok-breaks" else [],
                 "op_types": [],
             }
+            if status in SUPPORTED:  # what the harness records for a capture that ran
+                paths[path]["checks"] = {"fresh_inputs": rng.choice(
+                    ["passed"] * 6 + ["not run: no floating input with more than one value to vary"])}
         records.append({"name": name, "operator": operator, "variant": f"v{i}", "package": package,
                         "section": section, "group": f"{package}.{section}", "target": f"kornia.{operator}",
                         "note": "", "tags": [], "check": True, "api": None, "paths": paths})
@@ -441,7 +444,7 @@ def test_filtering_2000_rows_stays_fast(browser, binary, tmp_path):
           document.body.getBoundingClientRect();
           out.push(performance.now() - t0);
         }
-        for (const value of ['failure', 'compile:ok-breaks', 'all-ok', 'onnx:fail', 'all']) {
+        for (const value of ['failure', 'compile:ok-breaks', 'all-ok', 'onnx:fail', 'not-fresh', 'all']) {
           const t0 = performance.now();
           select.value = value;
           select.dispatchEvent(new Event('change'));
@@ -462,6 +465,8 @@ def test_filtering_2000_rows_stays_fast(browser, binary, tmp_path):
     type_search(browser, "blur")
     script_ms = browser.execute_script("return window.opsweepFilterMs")
     assert visible_rows(browser) == expected(big, "blur")
+    Select(browser.find_element(By.ID, "f")).select_by_value("not-fresh")
+    assert visible_rows(browser) == expected(big, "blur", "not-fresh") != []
     report = {"rows": 2000, "load_s": round(load_s, 3), "max_ms": round(max(times), 1), "all_ms": [round(t) for t in times],
               "frames_ms": [round(t) for t in frames],
               "median_ms": round(sorted(times)[len(times) // 2], 1), "script_only_ms": round(script_ms, 1),

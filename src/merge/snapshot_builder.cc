@@ -263,9 +263,13 @@ class Builder {
       const json ran = check.value("ran", json(false));
       const json passed = check.value("passed", json(nullptr));
       snapshot::CheckResult result;
-      result.state = !(ran.is_boolean() && ran.get<bool>())            ? snapshot::CheckState::not_run
-                     : passed.is_boolean() && passed.get<bool>()       ? snapshot::CheckState::passed
-                                                                       : snapshot::CheckState::failed;
+      if (!(ran.is_boolean() && ran.get<bool>())) {
+        result.state = snapshot::CheckState::not_run;
+      } else if (passed.is_boolean() && passed.get<bool>()) {
+        result.state = snapshot::CheckState::passed;
+      } else {
+        result.state = snapshot::CheckState::failed;
+      }
       result.why = CleanFirstLine(Str(check, "why"), library_, kDetailChars);
       out[id] = std::move(result);
     }
