@@ -154,7 +154,37 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--registry", action="append", required=True, help="registry file (repeatable)")
     p.add_argument("--threads", type=int, default=1, help="torch threads for this worker")
     p.add_argument("--library", default=None, help="the surveyed library (default: from the targets)")
+    p.add_argument("--index", action="store_true", help="send the library index after the inventory")
+    p.add_argument("--index-cache", default=None, help="file caching the parsed library index")
     return p.parse_args(argv)
+
+
+def load_all(args: argparse.Namespace, started: float) -> tuple[list, Any, Any, str | None]:
+    """Load the registries and the library, watching what the library's import and the
+    registries' construction run (deps.py): (cases, library, DepsTracker or None, load error or
+    None). The tracker is None when there is no library."""
+    from opsweep import deps, registry
+    from opsweep.case import RegistryError
+    from opsweep.library import load_library
+
+    load_error: str | None = None
+    cases: list = []
+    with deps.ImportWatch() as watch:
+        try:
+            cases = registry.load_registries(args.registry)
+        except RegistryError as e:
+            load_error = str(e)
+    lib_name = args.library or registry.guess_library([lc.case for lc in cases])
+    if not lib_name:
+        return cases, None, None, load_error
+    try:
+        library = load_library(lib_name)
+    except Exception as e:  # noqa: BLE001
+        if load_error is None:
+            load_error = f"library {lib_name!r} cannot be loaded: {type(e).__name__}: {e}"
+        return cases, None, None, load_error
+    index = deps.LibraryIndex.build(library, cache_path=args.index_cache, started=started)
+    return cases, library, deps.DepsTracker(index, watch.hidden_deps(index)), load_error
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,35 +195,19 @@ def main(argv: list[str] | None = None) -> int:
         pass
     channel = Channel(args.proto_in, args.proto_out)
     t_start = time.perf_counter()
+    t_wall = time.time()
 
     import torch
 
     torch.set_num_threads(max(1, args.threads))
 
     from opsweep import evidence
-    from opsweep.case import RegistryError
     from opsweep.job import run_job
-    from opsweep.library import Library, load_library
     from opsweep.paths import describe_paths
-    from opsweep.registry import guess_library, load_registries
 
-    load_error: str | None = None
-    cases = []
-    try:
-        cases = load_registries(args.registry)
-    except RegistryError as e:
-        load_error = str(e)
-
-    library: Library | None = None
-    library_fp = ""
-    lib_name = args.library or guess_library([lc.case for lc in cases])
-    if lib_name:
-        try:
-            library = load_library(lib_name)
-            library_fp = library.fingerprint()
-        except Exception as e:  # noqa: BLE001
-            if load_error is None:
-                load_error = f"library {lib_name!r} cannot be loaded: {type(e).__name__}: {e}"
+    cases, library, tracker, load_error = load_all(args, started=t_wall)
+    lib_name = library.name if library else (args.library or "")
+    library_fp = library.fingerprint() if library else ""
     evidence.use_library(library)
 
     channel.send(
@@ -211,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
         channel.send({"type": "error", "message": " ".join(load_error.split())})
         return 2
     channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in cases]})
+    if args.index:
+        channel.send(tracker.index.message() if tracker else {"type": "index", "version": 1, "library": lib_name,
+                                                              "functions": None, "modules": None})
     _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(cases)} cases, library {lib_name}")
 
     by_name = {lc.case.name: lc.case for lc in cases}
@@ -238,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             record.update(status="fail", step="worker", detail=f"no case named {name!r} in the loaded registries")
         else:
             try:
-                record = run_job(case, str(path), library=library, threads=threads)
+                record = run_job(case, str(path), library=library, threads=threads, tracker=tracker)
             except BaseException as e:  # noqa: BLE001 - never let anything escape the loop
                 if isinstance(e, KeyboardInterrupt):
                     raise
