@@ -44,6 +44,7 @@ bool FakeWorkerPool::Start(int slot, std::string* err) {
   for (const auto& c : cases) inv["cases"].push_back({{"name", c}, {"group", "g.sub"}, {"registry", "r.py"}, {"fingerprint", "fp-" + c}});
   Schedule(slot, due, {0, WorkerEvent::Kind::line, hello.dump(), {}});
   Schedule(slot, due, {0, WorkerEvent::Kind::line, inv.dump(), {}});
+  if (!index_json.empty()) Schedule(slot, due, {0, WorkerEvent::Kind::line, index_json, {}});
   return true;
 }
 
@@ -63,6 +64,7 @@ bool FakeWorkerPool::Send(int slot, const std::string& line, std::string* err) {
   double due = clock_->now + s.seconds;
   auto result = [&](const std::string& status) {
     nlohmann::json r = {{"type", "result"}, {"id", id}, {"case", c}, {"path", p}, {"record", {{"status", status}}}};
+    if (!s.deps_json.empty()) r["record"]["deps"] = nlohmann::json::parse(s.deps_json);
     return r.dump();
   };
   switch (s.kind) {
