@@ -190,7 +190,7 @@ def worker_startup(registries: list[str], env: dict[str, str], work: str, cache:
     from harness_helpers import Worker  # noqa: PLC0415
 
     os.environ["PYTHONPATH"] = env["PYTHONPATH"]
-    args = ["--index"] + (["--index-cache", cache] if cache else [])
+    args = ["--index-cache", cache] if cache else []
     t0 = time.perf_counter()
     w = Worker(registries, os.path.join(work, "startup.log"), extra_args=args, env={"PYTHONPATH": env["PYTHONPATH"]})
     marks = {}

@@ -1,15 +1,18 @@
-"""``python -m opsweep.worker``: a warm worker speaking protocol 1 (docs/formats.md section 2).
+"""``python -m opsweep.worker``: a warm worker speaking protocol 3 (docs/formats.md section 2).
 
     python -m opsweep.worker --proto-in FD --proto-out FD --registry FILE [--registry FILE ...]
-                             [--threads N] [--library NAME]
+                             [--threads N] [--library NAME] [--index-cache FILE]
 
 Contract:
 - The protocol travels only over the two inherited pipe FDs (JSON objects, one per line, UTF-8);
   stdout and stderr are the worker's log, so whatever probed code prints never reaches the
   protocol. The FDs are made non-inheritable so compiler subprocesses never hold them open.
-- Start: import torch, set ``torch.set_num_threads(--threads)``, load the registries, send
-  ``hello`` (protocol, pid, harness digest, paths, the environment measured in this interpreter),
-  then ``inventory``; a registry that cannot be loaded sends ``error`` instead and exits 2.
+- Start: import torch, set ``torch.set_num_threads(--threads)``, load the registries (watching
+  what the library's import and the registries run: deps.py), send ``hello`` (protocol, pid,
+  harness digest, paths, the environment measured in this interpreter), then ``inventory``, then
+  ``index`` (the current digests of the library's functions and modules; parsed once and cached
+  in ``--index-cache`` by path, mtime and size); a registry that cannot be loaded sends ``error``
+  instead of the inventory and exits 2. Every record carries ``deps`` (job.py).
 - Then one ``result`` or ``poisoned`` per ``job``, in order; ``shutdown`` or EOF exits 0. A
   malformed message is answered with ``error`` and exit 2 (an engine bug, not a case's fault).
 - Poison: after every job the global torch state is compared with a snapshot taken at start
@@ -31,7 +34,7 @@ import sys
 import time
 from typing import Any, BinaryIO, Callable
 
-PROTOCOL = 2
+PROTOCOL = 3
 
 # Error texts that mean the dispatcher's state is corrupt (not merely that an op is missing).
 DISPATCHER_POISON_MARKERS = (
@@ -154,9 +157,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--registry", action="append", required=True, help="registry file (repeatable)")
     p.add_argument("--threads", type=int, default=1, help="torch threads for this worker")
     p.add_argument("--library", default=None, help="the surveyed library (default: from the targets)")
-    p.add_argument("--index", action="store_true", help="send the library index after the inventory")
     p.add_argument("--index-cache", default=None, help="file caching the parsed library index")
     return p.parse_args(argv)
+
+
+def unknown_index(library: str) -> dict[str, Any]:
+    """The index message of a worker without a library: no digests (the engine falls back to the
+    library fingerprint of hello.env)."""
+    from opsweep.deps import INDEX_VERSION
+
+    return {"type": "index", "version": INDEX_VERSION, "library": library, "functions": {}, "modules": {}}
 
 
 def load_all(args: argparse.Namespace, started: float) -> tuple[list, Any, Any, str | None]:
@@ -225,9 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         channel.send({"type": "error", "message": " ".join(load_error.split())})
         return 2
     channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in cases]})
-    if args.index:
-        channel.send(tracker.index.message() if tracker else {"type": "index", "version": 1, "library": lib_name,
-                                                              "functions": None, "modules": None})
+    channel.send(tracker.index.message() if tracker else unknown_index(lib_name))
     _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(cases)} cases, library {lib_name}")
 
     by_name = {lc.case.name: lc.case for lc in cases}

@@ -247,9 +247,9 @@ def test_an_unwatched_module_gives_no_deps(tmp_path):
 
 def run_registry(registry: str, log: str, paths: tuple[str, ...] = PATHS,
                  pythonpath: str | None = None) -> dict[str, Any]:
-    """Every case of ``registry`` through ``paths`` in one worker that sends its index."""
+    """Every case of ``registry`` through ``paths`` in one worker (and the index it sent)."""
     env = {"TORCHINDUCTOR_CACHE_DIR": INDUCTOR_CACHE}
-    w = Worker([registry], log, extra_args=["--index"], env=env)
+    w = Worker([registry], log, env=env)
     hello, inventory, index = w.receive(), w.receive(), w.receive()
     assert hello and hello["type"] == "hello", w.log()
     assert inventory and inventory["type"] == "inventory", (inventory, w.log())

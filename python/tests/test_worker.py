@@ -1,4 +1,4 @@
-"""The worker on real torch: every status on every path, and protocol 1 over real pipes.
+"""The worker on real torch: every status on every path, and protocol 3 over real pipes.
 
 Most tests read the session's single worker run over fixtures/cases_statuses.py (conftest.py).
 """
@@ -117,7 +117,7 @@ def test_failure_evidence(statuses_run):
 
 def test_hello_and_inventory(statuses_run):
     hello = statuses_run["hello"]
-    assert hello["protocol"] == 2 and [p["id"] for p in hello["paths"]] == ["onnx", "export", "compile"]
+    assert hello["protocol"] == 3 and [p["id"] for p in hello["paths"]] == ["onnx", "export", "compile"]
     assert len(hello["harness"]) == 32 and isinstance(hello["pid"], int)
     env = hello["env"]
     import numpy
@@ -151,6 +151,7 @@ def test_poisoned_worker_exits_3(tmp_path):
     try:
         assert w.receive()["type"] == "hello"
         assert w.receive()["type"] == "inventory"
+        assert w.receive()["type"] == "index"
         ok = w.job("noisy", "export")
         assert ok["type"] == "result" and ok["record"]["status"] == "ok"
         bad = w.job("set_default_dtype", "export")
