@@ -285,7 +285,7 @@ def test_the_index_message_lists_every_function_and_module(depfix_run):
     assert index["version"] == deps.INDEX_VERSION and index["library"] == "depfix"
     assert "depfix/ops.py:_plus" in index["functions"] and "depfix/unrelated.py:unused" in index["functions"]
     assert set(index["modules"]) == {f"depfix/{m}.py" for m in (
-        "__init__", "cached", "capture", "constants", "import_time", "ops", "unrelated")}
+        "__init__", "cached", "capture", "constants", "import_time", "modules", "ops", "unrelated")}
     for record in depfix_run["records"].values():  # recorded digests are the index's own
         for name, d in record["deps"]["functions"].items():
             assert index["functions"][name] == d, name
@@ -324,6 +324,14 @@ def test_a_cache_filled_by_an_earlier_job_keeps_its_filler(depfix_run):
 def test_a_table_built_at_import_keeps_its_builder(depfix_run):
     for path in PATHS:
         assert "depfix/import_time.py:make_table" in functions(depfix_run["records"][("lookup", path)])
+
+
+def test_a_lazy_targets_construction_counts_for_every_job_of_its_case(depfix_run):
+    # the first job (export) built the Scaler; the compile job reused it and still depends on
+    # its __init__ and the helper __init__ called
+    for path in PATHS:
+        assert functions(depfix_run["records"][("lazy_scaler", path)]) == {
+            "depfix/modules.py:Scaler.__init__", "depfix/modules.py:_make_factor", "depfix/modules.py:Scaler.forward"}
 
 
 def test_a_skipped_case_depends_on_nothing(depfix_run):
@@ -382,6 +390,8 @@ EDITS = [
      {(c, p) for c in ("cached_first", "cached_second") for p in PATHS}),
     ("import_time.py", "return [1.0, 5.0, 7.0]", "return [1.0, 6.0, 7.0]",
      {("lookup", p) for p in PATHS}),
+    ("modules.py", "return 3.0", "return 3.5",
+     {("lazy_scaler", p) for p in PATHS}),
     ("unrelated.py", "return x", "return x + 1", set()),
 ]
 
