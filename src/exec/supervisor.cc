@@ -22,6 +22,7 @@ const char* TypeName(WorkerMessage::Type t) {
   switch (t) {
     case WorkerMessage::Type::hello: return "hello";
     case WorkerMessage::Type::inventory: return "inventory";
+    case WorkerMessage::Type::index: return "index";
     case WorkerMessage::Type::error: return "error";
     case WorkerMessage::Type::result: return "result";
     case WorkerMessage::Type::poisoned: return "poisoned";
@@ -33,7 +34,8 @@ const char* TypeName(WorkerMessage::Type t) {
 Supervisor::Supervisor(WorkerPool* pool, Clock* clock, const SupervisorOptions& options)
     : pool_(pool), clock_(clock), options_(options), slots_(static_cast<size_t>(pool->slots())) {}
 
-RunEnd Supervisor::Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, std::string* err) {
+RunEnd Supervisor::Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, LibraryIndex* index,
+                        std::string* err) {
   next_memory_check_ = clock_->Now() + options_.memory_poll_s;
   if (!StartWorker(0)) {
     *err = fatal_;
@@ -53,6 +55,7 @@ RunEnd Supervisor::Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, 
   }
   *hello = first_hello_;
   *inventory = first_inventory_;
+  *index = first_index_;
   return RunEnd::completed;
 }
 
@@ -255,6 +258,18 @@ void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
     s.got_hello = true;
     return;
   }
+  if (s.got_inventory) {
+    if (msg.type != WorkerMessage::Type::index) {
+      Fail(fmt::format("worker {}: expected 'index' after 'inventory', got '{}'", slot, TypeName(msg.type)));
+      return;
+    }
+    if (!have_first_index_) {  // the first worker's is the plan's; later workers measured the same files
+      first_index_ = msg.index;
+      have_first_index_ = true;
+    }
+    s.state = Slot::State::idle;
+    return;
+  }
   if (msg.type != WorkerMessage::Type::inventory) {
     Fail(fmt::format("worker {}: expected 'inventory' after 'hello', got '{}'", slot, TypeName(msg.type)));
     return;
@@ -271,7 +286,7 @@ void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
     inventory_digest_ = digest;
     have_first_ = true;
   }
-  s.state = Slot::State::idle;
+  s.got_inventory = true;
 }
 
 // "worker 2 loaded different cases than worker 0: case 'x' has fingerprint ... in worker 2 and ...".
@@ -323,7 +338,7 @@ void Supervisor::CheckDeadlines() {
     if (s.state == Slot::State::starting && now >= s.startup_deadline) {
       pool_->Kill(i);
       s = Slot{};
-      Fail(fmt::format("worker {} was not ready within {:g} s (no hello and inventory); {}", i,
+      Fail(fmt::format("worker {} was not ready within {:g} s (no hello, inventory and index); {}", i,
                        options_.startup_timeout_s, pool_->LogHint(i)));
       return;
     }

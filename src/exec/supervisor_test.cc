@@ -32,7 +32,8 @@ struct Fixture {
   RunEnd Open() {
     HelloMessage hello;
     std::vector<CaseEntry> inv;
-    return sup.Open(&hello, &inv, &err);
+    LibraryIndex index;
+    return sup.Open(&hello, &inv, &index, &err);
   }
   RunEnd Run(const std::vector<SupervisedJob>& jobs) {
     RunEnd e = Open();
@@ -52,9 +53,12 @@ TEST(Supervisor, OpenReturnsHelloAndInventory) {
   Supervisor sup(&pool, &clock, {});
   HelloMessage hello;
   std::vector<CaseEntry> inv;
+  LibraryIndex index;
   std::string err;
-  ASSERT_EQ(sup.Open(&hello, &inv, &err), RunEnd::completed) << err;
+  ASSERT_EQ(sup.Open(&hello, &inv, &index, &err), RunEnd::completed) << err;
   EXPECT_EQ(hello.harness, "h1");
+  EXPECT_TRUE(index.known);
+  EXPECT_EQ(index.library, "kornia");
   ASSERT_EQ(inv.size(), 3u);
   EXPECT_EQ(inv[2].fingerprint, "fp-c");
   EXPECT_EQ(pool.started, 1);  // only the first worker until jobs are known
@@ -245,7 +249,19 @@ TEST(Supervisor, RefusesAnotherProtocolVersion) {
   Fixture f(1);
   f.pool.protocol = 1;
   EXPECT_EQ(f.Open(), RunEnd::failed);
-  EXPECT_EQ(f.err, "the worker speaks protocol 1; this engine speaks protocol 2 (upgrade the one that is older)");
+  EXPECT_EQ(f.err, "the worker speaks protocol 1; this engine speaks protocol 3 (upgrade the one that is older)");
+}
+
+TEST(Supervisor, AWorkerMustSendItsIndexAfterTheInventory) {
+  Fixture f(1);
+  f.pool.index_json = "";  // a worker that stops after the inventory never gets ready
+  SupervisorOptions o;
+  EXPECT_EQ(f.Open(), RunEnd::failed);
+  EXPECT_NE(f.err.find("no hello, inventory and index"), std::string::npos) << f.err;
+  Fixture g(1);
+  g.pool.index_json = R"({"type":"inventory","cases":[]})";
+  EXPECT_EQ(g.Open(), RunEnd::failed);
+  EXPECT_EQ(g.err, "worker 0: expected 'index' after 'inventory', got 'inventory'");
 }
 
 TEST(Supervisor, SpawnFailureIsAnError) {
@@ -275,8 +291,9 @@ TEST(Supervisor, ObserverFailureStopsTheRun) {
   Supervisor sup(&pool, &clock, {});
   HelloMessage hello;
   std::vector<CaseEntry> inv;
+  LibraryIndex index;
   std::string err;
-  ASSERT_EQ(sup.Open(&hello, &inv, &err), RunEnd::completed);
+  ASSERT_EQ(sup.Open(&hello, &inv, &index, &err), RunEnd::completed);
   auto jobs = Jobs({"a", "b"});
   EXPECT_EQ(sup.Run(jobs, &failing, &err), RunEnd::failed);
   EXPECT_EQ(err, "database is locked");

@@ -3,11 +3,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <tuple>
 
 #include "core/status.h"
 #include "snapshot/checks.h"
+#include "store/results_text.h"
 
 namespace opsweep {
 
@@ -401,7 +404,38 @@ void ReadHeaderEnvironment(const std::vector<DbContents>& dbs, const JoinState& 
 
 }  // namespace
 
+namespace {
+// The committed text form (store/results_text.h): read as it is. A damaged file is refused: merge
+// never writes a snapshot from part of a survey without saying so (import it to see what remains).
+bool LoadTextContents(const std::string& file, DbContents* out, std::string* err) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    *err = fmt::format("{}: cannot be read", file);
+    return false;
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  ResultsContent content;
+  std::vector<std::string> warnings;
+  if (!ReadResultsText(bytes.str(), &content, &warnings, err)) {
+    *err = file + ": " + *err;
+    return false;
+  }
+  if (!warnings.empty()) {
+    *err = fmt::format("{}: damaged: {}{}", file, warnings.front(),
+                       warnings.size() > 1 ? fmt::format(" (and {} more problems)", warnings.size() - 1) : "");
+    return false;
+  }
+  out->file = file;
+  out->inventory = std::move(content.inventory);
+  out->runs = std::move(content.runs);
+  out->results = std::move(content.results);
+  return true;
+}
+}  // namespace
+
 bool LoadDbContents(const std::string& file, DbContents* out, std::string* err) {
+  if (file.size() > 6 && file.compare(file.size() - 6, 6, ".jsonl") == 0) return LoadTextContents(file, out, err);
   ResultsDb db;
   if (!db.Open(file, OpenMode::read_only, err)) return false;
   out->file = file;

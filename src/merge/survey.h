@@ -44,7 +44,8 @@ struct DbContents {
   std::vector<StoredResult> results;
 };
 
-// Reads a database read-only (never modifies it). On failure returns false with one line.
+// Reads a database read-only (never modifies it); a FILE.jsonl is the database's committed text
+// form (store/results_text.h), refused when damaged. On failure returns false with one line.
 bool LoadDbContents(const std::string& file, DbContents* out, std::string* err);
 
 struct SurveyCase {

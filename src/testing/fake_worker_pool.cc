@@ -49,6 +49,7 @@ bool FakeWorkerPool::Start(int slot, std::string* err) {
   }
   Schedule(slot, due, {0, WorkerEvent::Kind::line, hello.dump(), {}});
   Schedule(slot, due, {0, WorkerEvent::Kind::line, inv.dump(), {}});
+  if (!index_json.empty()) Schedule(slot, due, {0, WorkerEvent::Kind::line, index_json, {}});
   return true;
 }
 
@@ -68,6 +69,7 @@ bool FakeWorkerPool::Send(int slot, const std::string& line, std::string* err) {
   double due = clock_->now + s.seconds;
   auto result = [&](const std::string& status) {
     nlohmann::json r = {{"type", "result"}, {"id", id}, {"case", c}, {"path", p}, {"record", {{"status", status}}}};
+    if (!s.deps_json.empty()) r["record"]["deps"] = nlohmann::json::parse(s.deps_json);
     return r.dump();
   };
   switch (s.kind) {
