@@ -1,15 +1,18 @@
-"""``python -m opsweep.worker``: a warm worker speaking protocol 2 (docs/formats.md section 2).
+"""``python -m opsweep.worker``: a warm worker speaking protocol 3 (docs/formats.md section 2).
 
     python -m opsweep.worker --proto-in FD --proto-out FD --registry FILE [--registry FILE ...]
-                             [--threads N] [--library NAME]
+                             [--threads N] [--library NAME] [--index-cache FILE]
 
 Contract:
 - The protocol travels only over the two inherited pipe FDs (JSON objects, one per line, UTF-8);
   stdout and stderr are the worker's log, so whatever probed code prints never reaches the
   protocol. The FDs are made non-inheritable so compiler subprocesses never hold them open.
-- Start: import torch, set ``torch.set_num_threads(--threads)``, load the registries, send
-  ``hello`` (protocol, pid, harness digest, paths, the environment measured in this interpreter),
-  then ``inventory``; a registry that cannot be loaded sends ``error`` instead and exits 2.
+- Start: import torch, set ``torch.set_num_threads(--threads)``, load the registries (watching
+  what the library's import and the registries run: deps.py), send ``hello`` (protocol, pid,
+  harness digest, paths, the environment measured in this interpreter), then ``inventory``, then
+  ``index`` (the current digests of the library's functions and modules; parsed once and cached
+  in ``--index-cache`` by path, mtime and size); a registry that cannot be loaded sends ``error``
+  instead of the inventory and exits 2. Every record carries ``deps`` (job.py).
 - Then one ``result`` or ``poisoned`` per ``job``, in order; ``shutdown`` or EOF exits 0. A
   malformed message is answered with ``error`` and exit 2 (an engine bug, not a case's fault).
 - Poison: after every job the global torch state is compared with a snapshot taken at start
@@ -36,7 +39,7 @@ import sys
 import time
 from typing import Any, BinaryIO, Callable
 
-PROTOCOL = 2
+PROTOCOL = 3
 
 # Error texts that mean the dispatcher's state is corrupt (not merely that an op is missing).
 DISPATCHER_POISON_MARKERS = (
@@ -282,6 +285,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--registry", action="append", required=True, help="registry file (repeatable)")
     p.add_argument("--threads", type=int, default=1, help="torch threads for this worker")
     p.add_argument("--library", default=None, help="the surveyed library (default: from the targets)")
+    p.add_argument("--index-cache", default=None, help="file caching the parsed library index")
     return p.parse_args(argv)
 
 
@@ -294,6 +298,7 @@ class Loaded:
     library_name: str | None
     library_fingerprint: str
     error: str | None
+    tracker: Any = None  # deps.DepsTracker: None without a library
 
 
 def start_up(args: argparse.Namespace) -> Channel:
@@ -320,19 +325,23 @@ def registry_folders(files: list[str]) -> list[str]:
     return sorted(set(folders))
 
 
-def load(args: argparse.Namespace) -> Loaded:
-    """Load the registries and the surveyed library; tell evidence which code is which."""
-    from opsweep import evidence
+def load(args: argparse.Namespace, started: float) -> Loaded:
+    """Load the registries and the surveyed library; tell evidence which code is which. The
+    loading is watched (deps.ImportWatch: what the library's import and the registries ran) and
+    the library indexed, for the deps of every job; ``started``: the wall time the worker began
+    (a library file modified since is never current, deps.LibraryIndex.build)."""
+    from opsweep import deps, evidence
     from opsweep.case import RegistryError
     from opsweep.library import load_library
     from opsweep.registry import guess_library, load_registries
 
     error: str | None = None
     cases = []
-    try:
-        cases = load_registries(args.registry)
-    except RegistryError as e:
-        error = str(e)
+    with deps.ImportWatch() as watch:
+        try:
+            cases = load_registries(args.registry)
+        except RegistryError as e:
+            error = str(e)
     library, fingerprint = None, ""
     name = args.library or guess_library([lc.case for lc in cases])
     if name:
@@ -344,11 +353,26 @@ def load(args: argparse.Namespace) -> Loaded:
                 error = f"library {name!r} cannot be loaded: {type(e).__name__}: {e}"
     evidence.use_library(library)
     evidence.use_registries(registry_folders(args.registry))
-    return Loaded(cases, library, name, fingerprint, error)
+    tracker = None
+    if library is not None:
+        index = deps.LibraryIndex.build(library, cache_path=args.index_cache, started=started)
+        tracker = deps.DepsTracker(index, watch.hidden_deps(index))
+    return Loaded(cases, library, name, fingerprint, error, tracker)
+
+
+def index_message(loaded: Loaded) -> dict[str, Any]:
+    """The ``index`` message: the library's current digests; without a library, none (the engine
+    then falls back to the library fingerprint of hello.env)."""
+    from opsweep.deps import INDEX_VERSION
+
+    if loaded.tracker is not None:
+        return loaded.tracker.index.message()
+    return {"type": "index", "version": INDEX_VERSION, "library": loaded.library_name or "", "functions": {},
+            "modules": {}}
 
 
 def send_hello(channel: Channel, loaded: Loaded) -> bool:
-    """hello, then inventory (or error): False when the registries could not be loaded."""
+    """hello, then inventory and index (or error): False when the registries could not be loaded."""
     from opsweep.paths import describe_paths
 
     channel.send(
@@ -366,6 +390,7 @@ def send_hello(channel: Channel, loaded: Loaded) -> bool:
         channel.send({"type": "error", "message": " ".join(loaded.error.split())})
         return False
     channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in loaded.cases]})
+    channel.send(index_message(loaded))
     return True
 
 
@@ -379,7 +404,7 @@ def job_record(case: Any, name: Any, path: Any, loaded: Loaded, threads: int) ->
         record.update(status="fail", step="worker", detail=f"no case named {name!r} in the loaded registries")
         return record
     try:
-        return run_job(case, str(path), library=loaded.library, threads=threads)
+        return run_job(case, str(path), library=loaded.library, threads=threads, tracker=loaded.tracker)
     except BaseException as e:  # noqa: BLE001 - never let anything escape the loop
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -438,8 +463,9 @@ def job_loop(channel: Channel, loaded: Loaded, threads: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     t_start = time.perf_counter()
+    t_wall = time.time()
     channel = start_up(args)
-    loaded = load(args)
+    loaded = load(args, started=t_wall)
     if not send_hello(channel, loaded):
         return 2
     _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(loaded.cases)} cases, library {loaded.library_name}")

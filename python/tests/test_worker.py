@@ -1,4 +1,4 @@
-"""The worker on real torch: every status on every path, and protocol 2 over real pipes.
+"""The worker on real torch: every status on every path, and protocol 3 over real pipes.
 
 Most tests read the session's single worker run over fixtures/cases_statuses.py (conftest.py).
 """
@@ -31,7 +31,7 @@ EXPECTED = {
 }
 
 RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "break_frames", "onnx",
-               "outputs", "timings", "sources", "checks", "notes"}
+               "outputs", "timings", "sources", "checks", "notes", "deps"}
 ERROR_KEYS = {"type", "message", "chain", "frames", "registry_frames", "raised_in"}
 
 
@@ -130,7 +130,7 @@ def test_failure_evidence(statuses_run):
 
 def test_hello_and_inventory(statuses_run):
     hello = statuses_run["hello"]
-    assert hello["protocol"] == 2 and [p["id"] for p in hello["paths"]] == ["onnx", "export", "compile"]
+    assert hello["protocol"] == 3 and [p["id"] for p in hello["paths"]] == ["onnx", "export", "compile"]
     assert len(hello["harness"]) == 32 and isinstance(hello["pid"], int)
     env = hello["env"]
     import numpy
@@ -175,6 +175,7 @@ def test_poisoned_worker_exits_3_and_sends_the_record(tmp_path):
     try:
         assert w.receive()["type"] == "hello"
         assert w.receive()["type"] == "inventory"
+        assert w.receive()["type"] == "index"
         ok = w.job("noisy", "export")
         assert ok["type"] == "result" and ok["record"]["status"] == "ok"
         bad = w.job("set_default_dtype", "export")
@@ -198,6 +199,7 @@ def test_a_kept_inference_guard_poisons(tmp_path):
     try:
         assert w.receive()["type"] == "hello"
         assert w.receive()["type"] == "inventory"
+        assert w.receive()["type"] == "index"
         bad = w.job("leak_inference_guard_kept", "export")
         assert bad["type"] == "poisoned", bad
         assert "inference mode changed from False to True" in bad["reason"]
@@ -216,6 +218,7 @@ def test_inference_mode_leaked_by_a_failed_compile_is_restored(tmp_path):
     try:
         assert w.receive()["type"] == "hello"
         assert w.receive()["type"] == "inventory"
+        assert w.receive()["type"] == "index"
         leaked = w.job("InferenceAttention", "compile")
         assert leaked["type"] == "result", leaked
         r = leaked["record"]
