@@ -28,10 +28,13 @@ and cannot be steered by what has a case:
   are not modules, named tuples, typed dicts, and dataclasses that are neither modules nor callable
   (configuration and result holders; their methods are still counted); and callables with **no
   tensor in their signature**: every parameter and the return annotated, and no annotation that
-  can hold a tensor (`Tensor`, `Any`, `object`, an `nn.Module`, a type variable or any class of
-  the library; `*args: Any` / `**kwargs: Any` are pass-through options and do not count).
+  can hold a tensor (`Tensor`, `Any`, `object`, an `nn.Module`, a type variable, or a class of the
+  library other than an enum or a record type (typed dict, named tuple, plain dataclass) whose
+  fields hold no tensor; `*args: Any` / `**kwargs: Any` are pass-through options and do not count).
   Unannotated callables are counted. A class passes that test through its `__init__` and
-  `__call__` and the methods counted for it; `nn.Module` classes are always counted.
+  `__call__` and the methods counted for it, and a constructor that takes a `device` or `dtype`
+  allocates tensors (a colour table); `nn.Module` classes and classes that inherit behaviour from
+  outside the library (a torch distribution) are always counted.
 
 A name is covered when a case targets it: the case's target itself, the class of a module instance,
 the object a wrapper names in its `__opsweep_target__` attribute (a function, a class, or a
@@ -150,6 +153,7 @@ class _Annotations:
 
     def __init__(self, library: str, class_names: Iterable[str]):
         self._library = library
+        self._visiting: set[type] = set()
         words = sorted({*_TENSOR_WORDS, *(n for n in class_names if len(n) > 1)}, key=lambda w: (-len(w), w))
         self._tensorish = re.compile(r"(?<![\w.])(?:\w+\.)*(?:" + "|".join(map(re.escape, words)) + r")\b")
 
@@ -165,13 +169,33 @@ class _Annotations:
             torch = sys.modules.get("torch")
             if torch is not None and issubclass(a, (torch.Tensor, torch.nn.Module)):
                 return True
-            return _defined_in(a, self._library)
+            return _defined_in(a, self._library) and self._record_can_hold_tensor(a)
         args = typing.get_args(a)
         if args:
             return any(self.can_hold_tensor(x) for x in args if not isinstance(x, list)) or any(
                 self.can_hold_tensor(y) for x in args if isinstance(x, list) for y in x
             )
         return bool(self._tensorish.search(str(a)))
+
+    def _record_can_hold_tensor(self, cls: type) -> bool:
+        """A library class can hold a tensor unless it is an enum, or a record type (typed dict, named
+        tuple, dataclass that is not a module) none of whose field annotations can."""
+        if issubclass(cls, enum.Enum):
+            return False
+        kind = _not_an_operator(cls)
+        if kind not in ("typed dict", "named tuple", "dataclass"):
+            return True
+        if cls in self._visiting:
+            return False
+        self._visiting.add(cls)
+        try:
+            try:
+                fields = typing.get_type_hints(cls)
+            except Exception:  # noqa: BLE001 - unresolvable annotations: read their text
+                fields = dict(getattr(cls, "__annotations__", {}))
+            return not fields or any(self.can_hold_tensor(a) for a in fields.values())
+        finally:
+            self._visiting.discard(cls)
 
     def tensor_free(self, fn: Any, *, bound: bool) -> bool:
         """True when every parameter (but self / cls) and the return are annotated and none of the
@@ -365,7 +389,26 @@ def _class_tensor_free(cls: type, annotations: _Annotations, library: str) -> bo
         fn = vars(owner)[attr]
         if inspect.isfunction(fn) and not annotations.tensor_free(fn, bound=True):
             return False
+        if attr == "__init__" and inspect.isfunction(fn) and _takes_device_or_dtype(fn):
+            return False  # it allocates tensors (a colour table on a device)
     return True
+
+
+def _takes_device_or_dtype(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn, eval_str=True).parameters.values()
+    except Exception:  # noqa: BLE001
+        return False
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    wanted = (torch.device, torch.dtype)
+    for p in params:
+        a = p.annotation
+        options = typing.get_args(a) or (a,)
+        if any(isinstance(o, type) and issubclass(o, wanted) for o in options):
+            return True
+    return False
 
 
 def public_names(library: str, depth: int | None = None) -> dict[int, tuple[Any, str]]:

@@ -40,3 +40,215 @@ def seeded(seed: int, build: Callable[..., Any], *args: Any, **kwargs: Any) -> A
     if isinstance(out, nn.Module):
         out.eval()
     return out
+
+
+class Lazy(nn.Module):
+    """A large network (tens to hundreds of millions of parameters), built only when the harness
+    takes its copy of the case target: ``make_module`` deep-copies the target for every run, and the
+    copy of a ``Lazy`` is the built network (``Built(surveyed, seeded(seed, build))``). So a worker
+    does not hold every large network of the registries at once, and each run gets the same
+    network (the seed fixes its random initialisation). The fingerprint covers the builder, the
+    seed and the arguments (plain attributes of this module); ``forward`` builds too, for callers
+    that do not copy."""
+
+    def __init__(self, surveyed: Any, seed: int, build: Callable[..., Any], *args: Any, **kwargs: Any):
+        super().__init__()
+        self.__opsweep_target__ = surveyed
+        self.seed, self.build, self.args, self.kwargs = seed, build, args, dict(kwargs)
+
+    def materialise(self) -> nn.Module:
+        from opsweep.registries.kornia._common import Built
+
+        return Built(self.__opsweep_target__, seeded(self.seed, self.build, *self.args, **self.kwargs)).eval()
+
+    def __deepcopy__(self, memo: dict) -> nn.Module:
+        return self.materialise()
+
+    def forward(self, *inputs: Any) -> Any:
+        return self.materialise()(*inputs)
+
+
+def truncated(build: Callable[..., nn.Module], keep: Callable[[nn.Module], None], seed: int) -> nn.Module:
+    """A network too large to run whole (a billion parameters), at reduced depth: built with every
+    parameter and buffer moved to the meta device as it is registered (so the whole network never
+    exists in memory), cut down by ``keep(model)`` (for example to its first blocks), then
+    materialised on the CPU with seeded random values: N(0, 0.02) for weights, 1 for norms' weights,
+    0 for biases and buffers. The architecture is the released one; the values are random."""
+    register_parameter, register_buffer = nn.Module.register_parameter, nn.Module.register_buffer
+
+    def on_meta_parameter(self: nn.Module, name: str, param: Any) -> None:
+        if param is not None:
+            param = nn.Parameter(param.detach().to("meta"), requires_grad=param.requires_grad)
+        register_parameter(self, name, param)
+
+    def on_meta_buffer(self: nn.Module, name: str, tensor: Any, persistent: bool = True) -> None:
+        register_buffer(self, name, None if tensor is None else tensor.to("meta"), persistent)
+
+    nn.Module.register_parameter, nn.Module.register_buffer = on_meta_parameter, on_meta_buffer  # type: ignore[assignment]
+    try:
+        model = build()
+    finally:
+        nn.Module.register_parameter, nn.Module.register_buffer = register_parameter, register_buffer  # type: ignore[assignment]
+    keep(model)
+    model = model.to_empty(device="cpu")
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name and name.endswith("weight"):
+                p.fill_(1.0)
+            elif name.endswith("bias"):
+                p.zero_()
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
+        for b in model.buffers():
+            b.zero_()
+    return model.eval()
+
+
+# ---------------------------------------------------------------------------------------------
+# Internal steps of a pipeline, probed on the arguments a real run gives them
+
+
+def record(target: Any, run: Callable[[], Any], *, index: int = 0) -> tuple[tuple, dict]:
+    """The (args, kwargs) of the ``index``-th call of ``target`` while ``run()`` executes; see
+    ``record_many``. Raises LookupError when there is no such call."""
+    return record_many([target], run, index=index)[_key(target)]
+
+
+def _key(target: Any) -> Any:
+    return target if isinstance(target, tuple) else id(target)
+
+
+def record_many(targets: list, run: Callable[[], Any], *, index: int = 0, missing: str = "raise") -> dict:
+    """The (args, kwargs) of the ``index``-th call of each target while ``run()`` executes once
+    (under seed 0, no_grad), keyed by the target (a method's ``(cls, name)``, a function's id).
+
+    A target is a function (every loaded kornia module that holds it under some name sees the
+    recorder, so callers that imported it are caught too) or ``(cls, "method")`` (then ``args[0]``
+    is the instance). Tensors are cloned at the call, so later in-place edits do not change them.
+    A target without such a call raises LookupError (the pipeline changed: the registry must be
+    revisited), or with ``missing="skip"`` is left out of the result."""
+    import inspect
+    import sys
+
+    calls: dict = {_key(t): [] for t in targets}
+    sites: list = []
+
+    def spy_for(key: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            if len(calls[key]) <= index:
+                calls[key].append((_frozen(args), _frozen(kwargs)))
+            return fn(*args, **kwargs)
+
+        return spy
+
+    modules = [m for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith("kornia")]
+    for target in targets:
+        if isinstance(target, tuple):
+            cls, name = target
+            raw = inspect.getattr_static(cls, name)
+            fn = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+            kind = type(raw)
+            spy = spy_for(_key(target), fn)
+            sites.append((cls, name, raw if name in vars(cls) else None, kind(spy) if kind in (staticmethod, classmethod) else spy))
+        else:
+            spy = spy_for(_key(target), target)
+            sites += [(m, n, v, spy) for m in modules for n, v in list(vars(m).items()) if v is target]
+    for owner, name, _, spy in sites:
+        setattr(owner, name, spy)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            with torch.no_grad():
+                run()
+    finally:
+        for owner, name, raw, _ in reversed(sites):
+            if raw is None:
+                delattr(owner, name)  # it was inherited: the class had no attribute of its own
+            else:
+                setattr(owner, name, raw)
+    out = {}
+    for target in targets:
+        got = calls[_key(target)]
+        if len(got) > index:
+            out[_key(target)] = got[index]
+        elif missing == "raise":
+            name = getattr(target[0], "__name__", "?") + "." + target[1] if isinstance(target, tuple) else target.__qualname__
+            raise LookupError(f"{name} was called {len(got)} times, not {index + 1}")
+    return out
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, tuple):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, list):
+        return [_frozen(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _frozen(v) for k, v in value.items()}
+    return value
+
+
+class _Slot:
+    """Where the i-th tensor input goes in a replayed call."""
+
+    def __init__(self, i: int):
+        self.i = i
+
+    def __repr__(self) -> str:
+        return f"<input {self.i}>"
+
+
+def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
+    if isinstance(value, torch.Tensor):
+        tensors.append(value)
+        return _Slot(len(tensors) - 1)
+    if isinstance(value, tuple):
+        return tuple(_split(v, tensors) for v in value)
+    if isinstance(value, list):
+        return [_split(v, tensors) for v in value]
+    if isinstance(value, dict):
+        return {k: _split(v, tensors) for k, v in value.items()}
+    return value
+
+
+def _fill(value: Any, inputs: tuple) -> Any:
+    if isinstance(value, _Slot):
+        return inputs[value.i]
+    if isinstance(value, tuple):
+        return tuple(_fill(v, inputs) for v in value)
+    if isinstance(value, list):
+        return [_fill(v, inputs) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, inputs) for k, v in value.items()}
+    return value
+
+
+def method_function(cls: type, name: str) -> Callable[..., Any]:
+    """The function behind ``cls.<name>`` (unwrapped from staticmethod / classmethod)."""
+    import inspect
+
+    raw = inspect.getattr_static(cls, name)
+    return raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+
+
+def replay(target: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, *, returns: str = "result") -> tuple[nn.Module, list]:
+    """A ``Call`` that runs ``fn(*args, **kwargs)`` with every tensor of the arguments (at any depth
+    of tuples, lists and dicts) a live graph input, and those tensors in order: ``(module, inputs)``.
+    A module among the positional arguments (``self`` of a method) is registered, so its weights
+    are part of the graph. ``returns="arguments"`` returns the arguments after the call instead of
+    the result: for a step that fills tensors in place and returns None."""
+    tensors: list[torch.Tensor] = []
+    parts = [a for a in args if isinstance(a, nn.Module)]
+    spec = tuple(("part", parts.index(a)) if isinstance(a, nn.Module) else ("value", _split(a, tensors)) for a in args)
+    kspec = _split(kwargs, tensors)
+
+    def call(*xs: Any) -> Any:
+        mods, inputs = xs[: len(parts)], xs[len(parts):]
+        a = [mods[v] if kind == "part" else _fill(v, inputs) for kind, v in spec]
+        k = _fill(kspec, inputs)
+        out = fn(*a, **k)
+        return (a, k) if returns == "arguments" else out
+
+    return Call(target, call, *parts), tensors
