@@ -21,7 +21,8 @@ and cannot be steered by what has a case:
   (the class's call is its operator) and, on `nn.Module` classes, a method that overrides one of a
   library base class: it is a hook of the base's protocol (an augmentation's `apply_transform`),
   run by the module's own call and surveyed through it. Methods of exceptions and enums are not
-  counted.
+  counted, nor abstract stubs (a body that only returns None or raises NotImplementedError: the
+  overrides are the operators).
 * **Operators only**: set aside (listed in `not_operators` with the reason, so the denominator can
   be audited) are types: exceptions, enums, abstract classes and bases (a name that starts with
   "Base" or ends in "Base" / "Base2D" / "Base3D"; surveyed through their subclasses), mixins that
@@ -301,6 +302,25 @@ def _methods(cls: type, library: str) -> Iterable[tuple[str, Any, type, str]]:
         yield name, fn, owner, ("staticmethod" if isinstance(raw, staticmethod) else "method")
 
 
+def _is_stub(fn: Any) -> bool:
+    """A function whose body does nothing but return None or raise NotImplementedError (a docstring
+    and ``...``, ``pass``, ``raise NotImplementedError(...)``): an abstract stub of a protocol,
+    whose overrides are the operators."""
+    import dis
+
+    try:
+        ops = [i for i in dis.get_instructions(fn) if i.opname not in ("RESUME", "NOP", "CACHE", "EXTENDED_ARG")]
+    except TypeError:
+        return False
+    names = [i.opname for i in ops]
+    if names in (["LOAD_CONST", "RETURN_VALUE"], ["RETURN_CONST"]):
+        return ops[0].argval is None
+    if names and names[-1] == "RAISE_VARARGS" and ops[0].opname == "LOAD_GLOBAL":
+        rest = set(names[1:-1]) <= {"LOAD_CONST", "PRECALL", "CALL", "PUSH_NULL", "CALL_FUNCTION"}
+        return rest and ops[0].argval == "NotImplementedError"
+    return False
+
+
 def _defined_in(cls: type, library: str) -> bool:
     module = getattr(cls, "__module__", "") or ""
     return module == library or module.startswith(library + ".")
@@ -353,6 +373,8 @@ def public_surface(library: str, depth: int | None = None) -> Surface:
     for key, (_, dotted, fn, how) in method_best.items():
         if how == "hook":
             not_ops.append({"name": dotted, "kind": "hook (overrides a library base's method; run by the module's call)"})
+        elif _is_stub(fn):
+            not_ops.append({"name": dotted, "kind": "abstract stub (does nothing; its overrides are the operators)"})
         elif annotations.tensor_free(fn, bound=how != "staticmethod"):
             not_ops.append({"name": dotted, "kind": "no tensor in its signature"})
         else:

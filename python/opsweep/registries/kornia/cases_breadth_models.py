@@ -555,8 +555,6 @@ NOT_SURVEYED = {
     "kornia.models.siglip2.SigLip2Builder.from_pretrained_hf": "downloads a SigLIP2 checkpoint from the Hugging Face hub",
     "kornia.models.qwen25.Qwen25VisionTransformer.from_pretrained": "reads a Qwen2.5-VL checkpoint (safetensors) from disk",
     "kornia.models.rt_detr.RTDETR.from_pretrained": "downloads RT-DETR weights",
-    "kornia.models.base.ModelBase.from_config": "an abstract staticmethod (raises NotImplementedError); each model's own "
-        "from_config is surveyed",
     "kornia.models.base.ModelBaseMixin.save": "writes the outputs as image files into a directory",
     "kornia.models.depth_estimation.DepthEstimation.save": "writes depth images into a directory",
     "kornia.models.depth_estimation.DepthAnythingONNXBuilder.build": "downloads the Depth Anything ONNX model",
