@@ -182,7 +182,7 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
     if isinstance(value, tuple):
-        return tuple(_frozen(v) for v in value)
+        return _rebuild(value, [_frozen(v) for v in value])
     if isinstance(value, list):
         return [_frozen(v) for v in value]
     if isinstance(value, dict):
@@ -200,12 +200,17 @@ class _Slot:
         return f"<input {self.i}>"
 
 
+def _rebuild(value: tuple, items: list) -> tuple:
+    """A tuple of the same type (named tuples keep their class)."""
+    return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+
+
 def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
     if isinstance(value, torch.Tensor):
         tensors.append(value)
         return _Slot(len(tensors) - 1)
     if isinstance(value, tuple):
-        return tuple(_split(v, tensors) for v in value)
+        return _rebuild(value, [_split(v, tensors) for v in value])
     if isinstance(value, list):
         return [_split(v, tensors) for v in value]
     if isinstance(value, dict):
@@ -217,7 +222,7 @@ def _fill(value: Any, inputs: tuple) -> Any:
     if isinstance(value, _Slot):
         return inputs[value.i]
     if isinstance(value, tuple):
-        return tuple(_fill(v, inputs) for v in value)
+        return _rebuild(value, [_fill(v, inputs) for v in value])
     if isinstance(value, list):
         return [_fill(v, inputs) for v in value]
     if isinstance(value, dict):
@@ -233,12 +238,14 @@ def method_function(cls: type, name: str) -> Callable[..., Any]:
     return raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
 
 
-def replay(target: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, *, returns: str = "result") -> tuple[nn.Module, list]:
+def replay(target: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, *, returns: str = "result",
+           post: Callable[[Any], Any] | None = None) -> tuple[nn.Module, list]:
     """A ``Call`` that runs ``fn(*args, **kwargs)`` with every tensor of the arguments (at any depth
     of tuples, lists and dicts) a live graph input, and those tensors in order: ``(module, inputs)``.
     A module among the positional arguments (``self`` of a method) is registered, so its weights
     are part of the graph. ``returns="arguments"`` returns the arguments after the call instead of
-    the result: for a step that fills tensors in place and returns None."""
+    the result: for a step that fills tensors in place and returns None. ``post`` maps the result
+    (Python sizes or indices into a tensor, an iterator into a list) so the case has tensor outputs."""
     tensors: list[torch.Tensor] = []
     parts = [a for a in args if isinstance(a, nn.Module)]
     spec = tuple(("part", parts.index(a)) if isinstance(a, nn.Module) else ("value", _split(a, tensors)) for a in args)
@@ -249,6 +256,7 @@ def replay(target: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, *, re
         a = [mods[v] if kind == "part" else _fill(v, inputs) for kind, v in spec]
         k = _fill(kspec, inputs)
         out = fn(*a, **k)
-        return (a, k) if returns == "arguments" else out
+        out = (a, k) if returns == "arguments" else out
+        return post(out) if post is not None else out
 
     return Call(target, call, *parts), tensors

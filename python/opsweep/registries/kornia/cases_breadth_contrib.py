@@ -166,4 +166,7 @@ _skip("EdgeDetector.compile", meth(KC.EdgeDetector, "compile"),
 _skip("visual_prompter.VisualPrompter.compile", meth(VP.VisualPrompter, "compile"),
       "wraps the SAM model in torch.compile: compiling is what the compile path itself measures, not an operator")
 
+_skip("AugmentationAuditReport.to_dict", meth(KC.AugmentationAuditReport, "to_dict"),
+      "converts the audit report to JSON-ready Python values (lists of floats, strings): no tensor output")
+
 NOT_SURVEYED: dict = {}

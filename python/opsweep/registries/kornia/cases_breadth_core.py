@@ -109,15 +109,15 @@ _chk("KORNIA_UNWRAP", CK.KORNIA_UNWRAP, lambda x: CK.KORNIA_UNWRAP(x, torch.Tens
 
 G = "core.utils"
 _SPD = randn(2, 3, 3, seed=1407) @ randn(2, 3, 3, seed=1407).transpose(1, 2) + torch.eye(3)
-add(case("utils.safe_inverse_with_mask", G, CU.safe_inverse_with_mask, [torch.cat([_SPD, torch.zeros(1, 3, 3)])],
+add(case("core.utils.safe_inverse_with_mask", G, CU.safe_inverse_with_mask, [torch.cat([_SPD, torch.zeros(1, 3, 3)])],
          note="two invertible matrices and a singular one"))
-add(case("utils.safe_solve_with_mask", G, CU.safe_solve_with_mask, [randn(3, 3, 1, seed=1408), torch.cat([_SPD, torch.zeros(1, 3, 3)])]))
-add(case("utils.batched_forward", G, Call(CU.batched_forward, lambda m, x: CU.batched_forward(m, x, x.device, 2), nn.Conv2d(3, 4, 3)),
+add(case("core.utils.safe_solve_with_mask", G, CU.safe_solve_with_mask, [randn(3, 3, 1, seed=1408), torch.cat([_SPD, torch.zeros(1, 3, 3)])]))
+add(case("core.utils.batched_forward", G, Call(CU.batched_forward, lambda m, x: CU.batched_forward(m, x, x.device, 2), nn.Conv2d(3, 4, 3)),
          [rand(5, 3, 16, 16, seed=1409)], note="a convolution over 5 images in chunks of 2"))
-add(case("utils.register_module_state", G,
+add(case("core.utils.register_module_state", G,
          Call(CU.register_module_state, lambda x: (lambda m: (CU.register_module_state(m, "state", x), m.state * 2)[1])(nn.Module())),
          [rand(3, seed=1410)], note="a tensor registered on a fresh module, then read back"))
-add(case("utils.is_mps_tensor_safe", G, Call(CU.is_mps_tensor_safe, lambda x: x * float(CU.is_mps_tensor_safe(x) is False)), [_IMG],
+add(case("core.utils.is_mps_tensor_safe", G, Call(CU.is_mps_tensor_safe, lambda x: x * float(CU.is_mps_tensor_safe(x) is False)), [_IMG],
          note="a bool (False on the CPU): the case scales its input by it"))
 
 
@@ -130,8 +130,8 @@ class _Pair:
 
 
 _Pair.__module__ = "opsweep.registries.kornia.cases_breadth_core"
-add(case("utils.dataclass_to_dict", G, Call(CU.dataclass_to_dict, lambda a, b: CU.dataclass_to_dict(_Pair(a, b))), [_A, _B]))
-add(case("utils.dict_to_dataclass", G, Call(CU.dict_to_dataclass, lambda a, b: CU.dict_to_dataclass({"a": a, "b": b}, _Pair)), [_A, _B]))
+add(case("core.utils.dataclass_to_dict", G, Call(CU.dataclass_to_dict, lambda a, b: CU.dataclass_to_dict(_Pair(a, b))), [_A, _B]))
+add(case("core.utils.dict_to_dataclass", G, Call(CU.dict_to_dataclass, lambda a, b: CU.dict_to_dataclass({"a": a, "b": b}, _Pair)), [_A, _B]))
 
 # ------------------------------------------------------------------------------------------------- mixins
 

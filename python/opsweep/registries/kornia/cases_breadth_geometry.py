@@ -119,6 +119,9 @@ _KP3 = (rand(2, 6, 3, seed=1221) * torch.tensor([15.0, 15.0, 7.0])).contiguous()
 add(case("Keypoints.__getitem__", G, Call(meth(Keypoints, "__getitem__"), lambda k: Keypoints(k)[1].data), [_KP]))
 add(case("Keypoints.type", G, Call(meth(Keypoints, "type"), lambda k: Keypoints(k).type(torch.float64).data), [_KP]))
 add(case("Keypoints3D.__getitem__", G, Call(meth(Keypoints3D, "__getitem__"), lambda k: Keypoints3D(k)[0].data), [_KP3]))
+add(case("Keypoints3D.transform_keypoints_", G, Call(meth(Keypoints3D, "transform_keypoints_"),
+                                                     lambda k, m: Keypoints3D(k).transform_keypoints_(m).data), [_KP3, _M4],
+         note="finding: raises NotImplementedError in kornia 0.9.0 (Keypoints3D.transform_keypoints is a stub): expected n/a at eager"))
 _VKP = torch.stack([_KP, _KP + 1.0, _KP + 2.0], 1).contiguous()  # (B, T, N, 2)
 add(case("VideoKeypoints", G, Call(VideoKeypoints, lambda k: VideoKeypoints(k).data), [_VKP.flatten(0, 1)],
          note="a (B*T, N, 2) batch of frames"))

@@ -37,7 +37,7 @@ def meth(cls, name):
 
 _BASE = CM.CameraModelBase
 for _m, _fn, _ins in (
-    ("K", lambda p: KCAM.BrownConradyModel(SIZE, p).K, [BC]),
+    ("K", lambda p: KCAM.BrownConradyModel(SIZE, p).K(), [BC]),
     ("matrix", lambda p: KCAM.BrownConradyModel(SIZE, p).matrix(), [BC]),
     ("project", lambda p, x: KCAM.BrownConradyModel(SIZE, p).project(Vector3(x)).data, [BC, PTS3]),
     ("unproject", lambda p, x, d: KCAM.BrownConradyModel(SIZE, p).unproject(Vector2(x), d).data, [BC, PTS2, DEPTH]),
