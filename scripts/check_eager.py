@@ -21,6 +21,7 @@ def main(argv=None) -> int:
     ap.add_argument("-k", default="")
     ap.add_argument("--slow", type=float, default=2.0, help="flag cases slower than this (seconds)")
     args = ap.parse_args(argv)
+    from opsweep.case import materialize
     from opsweep.flatten import flatten
     from opsweep.paths.base import fresh_inputs, make_module, seed_everything
     from opsweep.registry import load_registries
@@ -37,6 +38,7 @@ def main(argv=None) -> int:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                c = materialize(c)  # a lazy target is built now, as a job does
                 module = make_module(c, flat_outputs=False)
                 seed_everything(0)
                 with torch.no_grad():

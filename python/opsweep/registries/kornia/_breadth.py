@@ -9,6 +9,8 @@ public methods of public classes).
   fingerprint; ``fn`` is hashed by its code (registry functions are), so editing it re-measures.
 * ``seeded(seed, build, *args, **kwargs)`` builds an object (a randomly initialised network) from
   a private RNG state: reproducible from ``seed`` alone, and the global RNG is left untouched.
+* ``lazy_built(surveys, build, ...)`` defers a large network to the job that runs it
+  (``opsweep.case.lazy``), so loading the registries stays cheap.
 """
 
 from __future__ import annotations
@@ -42,30 +44,22 @@ def seeded(seed: int, build: Callable[..., Any], *args: Any, **kwargs: Any) -> A
     return out
 
 
-class Lazy(nn.Module):
-    """A large network (tens to hundreds of millions of parameters), built only when the harness
-    takes its copy of the case target: ``make_module`` deep-copies the target for every run, and the
-    copy of a ``Lazy`` is the built network (``Built(surveyed, seeded(seed, build))``). So a worker
-    does not hold every large network of the registries at once, and each run gets the same
-    network (the seed fixes its random initialisation). The fingerprint covers the builder, the
-    seed and the arguments (plain attributes of this module); ``forward`` builds too, for callers
-    that do not copy."""
+def _built(surveys: Any, build: Callable[..., Any], args: tuple, kwargs: dict) -> nn.Module:
+    from opsweep.registries.kornia._common import Built
 
-    def __init__(self, surveyed: Any, seed: int, build: Callable[..., Any], *args: Any, **kwargs: Any):
-        super().__init__()
-        self.__opsweep_target__ = surveyed
-        self.seed, self.build, self.args, self.kwargs = seed, build, args, dict(kwargs)
+    out = build(*args, **kwargs)
+    model = out if getattr(out, "__opsweep_target__", None) is not None else Built(surveys, out)
+    return model.eval()
 
-    def materialise(self) -> nn.Module:
-        from opsweep.registries.kornia._common import Built
 
-        return Built(self.__opsweep_target__, seeded(self.seed, self.build, *self.args, **self.kwargs)).eval()
+def lazy_built(surveys: Any, build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """A lazy target (``opsweep.case.lazy``) for a large network: ``build(*args, **kwargs)``, built
+    only when a job of the case runs (under the case's construction seed), in eval mode, wrapped in
+    ``Built(surveys, ...)`` unless it already names what it surveys. Loading the registry costs
+    nothing for it."""
+    from opsweep.case import lazy
 
-    def __deepcopy__(self, memo: dict) -> nn.Module:
-        return self.materialise()
-
-    def forward(self, *inputs: Any) -> Any:
-        return self.materialise()(*inputs)
+    return lazy(_built, surveys, build, args, kwargs, surveys=surveys)
 
 
 def truncated(build: Callable[..., nn.Module], keep: Callable[[nn.Module], None], seed: int) -> nn.Module:

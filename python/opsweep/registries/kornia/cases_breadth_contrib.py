@@ -20,7 +20,7 @@ from kornia.models.rt_detr import RTDETRConfig
 from kornia.models.sam import SamConfig
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, Lazy, _key, method_function, record_many, replay, seeded
+from opsweep.registries.kornia._breadth import Call, lazy_built, _key, method_function, record_many, replay, seeded
 from opsweep.registries.kornia._common import Built, batch, img, rand, randn
 
 CASES: list = []
@@ -40,7 +40,7 @@ add(case("EdgeDetectorBuilder.build[breadth]", G, Built(KC.EdgeDetectorBuilder.b
          [rand(1, 3, 48, 56, seed=1301)], note=f"{RI}; the staticmethod build(pretrained=False, image_size=64)"))
 add(case("SmallSRBuilder.build[breadth]", G, Built(KC.SmallSRBuilder.build, seeded(1302, KC.SmallSRBuilder.build, pretrained=False)),
          [img()], note=f"{RI}; the staticmethod build(pretrained=False)"))
-add(case("RRDBNetBuilder.build[breadth]", G, Lazy(KC.RRDBNetBuilder.build, 1303, KC.RRDBNetBuilder.build,
+add(case("RRDBNetBuilder.build[breadth]", G, lazy_built(KC.RRDBNetBuilder.build, KC.RRDBNetBuilder.build,
                                                   "RealESRGAN_x4plus_anime_6B", pretrained=False),
          [rand(1, 3, 16, 16, seed=1304)], note=f"{RI}; the staticmethod build('RealESRGAN_x4plus_anime_6B', pretrained=False)"))
 _RT_CFG = RTDETRConfig("resnet18d", 4, input_size=64, head_num_queries=20, head_hidden_dim=64, neck_hidden_dim=64,
@@ -48,10 +48,10 @@ _RT_CFG = RTDETRConfig("resnet18d", 4, input_size=64, head_num_queries=20, head_
 _DET = seeded(1305, KC.RTDETRDetectorBuilder.build, config=_RT_CFG, pretrained=False, confidence_threshold=0.0)
 add(case("RTDETRDetectorBuilder.build[breadth]", G, Built(KC.RTDETRDetectorBuilder.build, _DET), [rand(1, 3, 48, 80, seed=1306)],
          note=f"{RI}; the staticmethod build with a small resnet18d configuration"))
-add(case("TinyViT.from_config[breadth]", G, Lazy(KC.TinyViT.from_config, 1307, KC.TinyViT.from_config, "5m", img_size=64,
+add(case("TinyViT.from_config[breadth]", G, lazy_built(KC.TinyViT.from_config, KC.TinyViT.from_config, "5m", img_size=64,
                                                  num_classes=10, window_sizes=(2, 2, 2, 2)),
          [rand(1, 3, 64, 64, seed=1308)], note=f"{RI}; the classmethod from_config('5m', img_size=64)"))
-add(case("visual_prompter.Sam.from_name", G, Lazy(VP.Sam.from_name, 1309, lambda: Call(VP.Sam.from_name, lambda m, x, p, l: m(
+add(case("visual_prompter.Sam.from_name", G, lazy_built(VP.Sam.from_name, lambda: Call(VP.Sam.from_name, lambda m, x, p, l: m(
     x, [{"points": (p, l)}], False), VP.Sam.from_name("mobile_sam"))),
          [rand(1, 3, 1024, 1024, seed=1310), rand(1, 1, 2, seed=1311, low=100.0, high=900.0), torch.tensor([[1]])],
          note=f"{RI}; from_name('mobile_sam') (a TinyViT encoder), one point prompt"))

@@ -68,7 +68,7 @@ from kornia.feature.sold2 import sold2_detector as SD
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, Lazy, _key, method_function, record, record_many, replay, seeded, truncated
+from opsweep.registries.kornia._breadth import Call, lazy_built, _key, method_function, record, record_many, replay, seeded, truncated
 from opsweep.registries.kornia._common import Built, detector_image, rand, randint, randn
 
 RI = "random init"
@@ -93,6 +93,25 @@ def step(name, group, target, calls, *, returns="result", note="", surveyed=None
         raise LookupError(f"{name}: no call in the recorded run")
     module, inputs = replay(surveyed, fn, got[0], got[1], returns=returns)
     add(case(name, group, module, inputs, note=note or "the arguments of its call in a real run", **kw))
+
+
+def _part(parent, path, call):
+    """Build ``parent()`` and wrap its submodule at ``path`` (dotted) in a Call."""
+    model = parent()
+    sub = model.get_submodule(path)
+    return Call(type(sub), call, sub)
+
+
+def part(name, group, cls, parent, path, inputs, *, call=None, note="", **kw):
+    """A building block of a network, built lazily inside its (randomly initialised) parent, so that
+    loading the registry neither builds nor runs the parent; inputs of the shapes the block gets in a
+    run of the parent (seeded random values)."""
+    target = lazy_built(cls, _part, parent, path, call or _forward)
+    add(case(name, group, target, inputs, note=f"{RI}; {note}" if note else RI, **kw))
+
+
+def _forward(m, *xs):
+    return m(*xs)
 
 
 def blk(name, group, model, inputs, note="", **kw):
@@ -181,31 +200,28 @@ add(case("AdalamFilter.match_and_filter", G,
 # ------------------------------------------------------------------------------------------------- ALIKED
 
 G = "feature.aliked"
-_AL = seeded(1000, KF.ALIKED, max_num_keypoints=64, detection_threshold=0.0)
-_ALI = rand(1, 3, 60, 72, seed=1001)
 
 
-def _aliked():
-    return _AL(_ALI)
+def _aliked_net():
+    return KF.ALIKED(max_num_keypoints=64, detection_threshold=0.0).eval()
 
 
-_ALIKED_CALLS = record_many([(AL.ConvBlock, "forward"), (AL.ResBlock, "forward"), (AL.DKD, "forward"), (AL.SDDH, "forward"), AL.get_patches], _aliked, missing="skip")
-
-
-for _cls in (AL.ConvBlock, AL.ResBlock, AL.DKD, AL.SDDH):
-    step(f"aliked.{_cls.__name__}", G, (_cls, "forward"), _ALIKED_CALLS, note=f"{RI}; its call inside ALIKED on a 60x72 image")
+part("aliked.ConvBlock", G, AL.ConvBlock, _aliked_net, "block1", [rand(1, 3, 64, 96, seed=1001)], note="ALIKED's first block")
+part("aliked.ResBlock", G, AL.ResBlock, _aliked_net, "block2", [rand(1, 16, 32, 48, seed=1002)], note="ALIKED's second block")
+part("aliked.DKD", G, AL.DKD, _aliked_net, "dkd", [rand(1, 1, 60, 72, seed=1003)],
+     note="ALIKED's keypoint detection on a score map (values in [0, 1))")
+part("aliked.SDDH", G, AL.SDDH, _aliked_net, "desc_head", [randn(1, 128, 60, 72, seed=1004), rand(64, 2, seed=1005, low=-0.9, high=0.9)],
+     call=lambda m, x, k: m(x, [k]), note="ALIKED's descriptor head: 64 keypoints in normalised coordinates")
 blk("aliked.DeformableConv2d", G, seeded(1002, AL.DeformableConv2d, 8, 16), [rand(1, 8, 16, 16, seed=1003)])
 blk("aliked.DeformableConv2d[mask]", G, seeded(1004, AL.DeformableConv2d, 8, 16, mask=True), [rand(1, 8, 16, 16, seed=1003)],
     note="modulated (DCNv2)")
 add(case("aliked.get_conv", G, Built(AL.get_conv, seeded(1005, AL.get_conv, 8, 16)), [rand(1, 8, 16, 16, seed=1006)], note=RI))
 add(case("aliked.get_conv[dcn]", G, Built(AL.get_conv, seeded(1005, AL.get_conv, 8, 16, conv_type="dcn")),
          [rand(1, 8, 16, 16, seed=1006)], note=f"{RI}; conv_type='dcn'"))
-try:
-    step("aliked.get_patches", G, AL.get_patches, _ALIKED_CALLS)
-except LookupError:
-    add(case("aliked.get_patches", G, Call(AL.get_patches, lambda t, c: AL.get_patches(t, c, 5)),
-             [randn(4, 16, 20, seed=1007), torch.tensor([[5.0, 6.0], [10.0, 3.0], [14.0, 12.0]])]))
+add(case("aliked.get_patches", G, Call(AL.get_patches, lambda t, c: AL.get_patches(t, c, 5)),
+         [randn(4, 16, 20, seed=1007), torch.tensor([[5.0, 6.0], [10.0, 3.0], [14.0, 12.0]])]))
 _PAD = AL.InputPadder(60, 72, 16)
+_ALI = rand(1, 3, 60, 72, seed=1008)
 add(case("aliked.InputPadder", G, Call(AL.InputPadder, lambda x: AL.InputPadder(60, 72, 16).pad(x)), [_ALI],
          note="InputPadder(60, 72, divis_by=16) then pad"))
 add(case("aliked.InputPadder.pad", G, Call(AL.InputPadder.pad, lambda x: _PAD.pad(x)), [_ALI]))
@@ -216,44 +232,36 @@ add(case("ALIKEDFeatures.to", G, Call(KF.ALIKEDFeatures.to, lambda k, d, s: KF.A
 # ------------------------------------------------------------------------------------------------- DeDoDe
 
 G = "feature.dedode"
-_DD = seeded(1020, KF.DeDoDe, descriptor_model="B", amp_dtype=torch.float32)
+
+
+def _dedode_net():
+    return KF.DeDoDe(descriptor_model="B", amp_dtype=torch.float32).eval()
+
+
 _DDI = rand(1, 3, 28, 42, seed=1021)
-
-
-def _dedode():
-    return _DD(_DDI, n=32)
-
-
-_DEDODE_CALLS = record_many([(DDEC.ConvRefiner, "forward"), (DDEC.Decoder, "forward"), (DENC.VGG19, "forward"), (DDET.DeDoDeDetector, "forward"), (DDESC.DeDoDeDescriptor, "forward"), DDU.sample_keypoints, DDU.get_grid, DDU.dedode_denormalize_pixel_coordinates], _dedode, missing="skip")
-
-
-step("dedode.ConvRefiner", G, (DDEC.ConvRefiner, "forward"), _DEDODE_CALLS, note=f"{RI}; its call inside DeDoDe (detector L, descriptor B)")
-step("dedode.Decoder", G, (DDEC.Decoder, "forward"), _DEDODE_CALLS, note=f"{RI}; its call inside DeDoDe")
-step("dedode.VGG19", G, (DENC.VGG19, "forward"), _DEDODE_CALLS, note=f"{RI}; its call inside DeDoDe")
-step("dedode.DeDoDeDetector", G, (DDET.DeDoDeDetector, "forward"), _DEDODE_CALLS, note=f"{RI}; its call inside DeDoDe")
-step("dedode.DeDoDeDescriptor", G, (DDESC.DeDoDeDescriptor, "forward"), _DEDODE_CALLS, note=f"{RI}; its call inside DeDoDe")
-for _fn in (DDU.sample_keypoints, DDU.get_grid, DDU.dedode_denormalize_pixel_coordinates):
-    try:
-        step(f"dedode.utils.{_fn.__name__}", G, _fn, _DEDODE_CALLS, check=_fn is not DDU.sample_keypoints,
-             note="the arguments of its call in DeDoDe" + ("; samples keypoints at random" if _fn is DDU.sample_keypoints else ""))
-    except LookupError:
-        pass
-if not any(c.name == "dedode.utils.get_grid" for c in CASES):
-    add(case("dedode.utils.get_grid", G, Call(DDU.get_grid, lambda x: DDU.get_grid(2, 4, 6, x.device) + x), [torch.zeros(1)]))
-if not any(c.name == "dedode.utils.dedode_denormalize_pixel_coordinates" for c in CASES):
-    add(case("dedode.utils.dedode_denormalize_pixel_coordinates", G,
-             Call(DDU.dedode_denormalize_pixel_coordinates, lambda k: DDU.dedode_denormalize_pixel_coordinates(k, 28, 42)),
-             [rand(1, 16, 2, seed=1022, low=-1.0, high=1.0)]))
+part("dedode.ConvRefiner", G, DDEC.ConvRefiner, _dedode_net, "detector.decoder.layers.8", [randn(1, 512, 3, 5, seed=1022)],
+     note="the detector's coarsest refiner (DeDoDe, detector L, descriptor B), on VGG features of a 28x42 image")
+part("dedode.Decoder", G, DDEC.Decoder, _dedode_net, "detector.decoder", [randn(1, 512, 3, 5, seed=1022)],
+     call=lambda m, x: m(x, scale="8"), note="the detector's decoder at scale 8")
+part("dedode.VGG19", G, DENC.VGG19, _dedode_net, "detector.encoder", [_DDI], note="the detector's VGG19-BN encoder")
+part("dedode.DeDoDeDetector", G, DDET.DeDoDeDetector, _dedode_net, "detector", [_DDI], note="DeDoDe's detector (L)")
+part("dedode.DeDoDeDescriptor", G, DDESC.DeDoDeDescriptor, _dedode_net, "descriptor", [_DDI], note="DeDoDe's descriptor (B)")
+add(case("dedode.utils.sample_keypoints", G, DDU.sample_keypoints, [rand(1, 28, 42, seed=1023)], kwargs={"num_samples": 32},
+         check=False, note="32 keypoints sampled from a score map"))
+add(case("dedode.utils.get_grid", G, Call(DDU.get_grid, lambda x: DDU.get_grid(1, 28, 42, x.device) + x), [torch.zeros(1)]))
+add(case("dedode.utils.dedode_denormalize_pixel_coordinates", G,
+         Call(DDU.dedode_denormalize_pixel_coordinates, lambda k: DDU.dedode_denormalize_pixel_coordinates(k, 28, 42)),
+         [rand(1, 32, 2, seed=1024, low=-1.0, high=1.0)]))
 _REF = seeded(1023, DDEC.ConvRefiner, 16, 16, 2, hidden_blocks=1, amp=False)
 add(case("dedode.ConvRefiner.create_block", G, Call(DDEC.ConvRefiner.create_block, lambda m, x: m.create_block(16, 16)(x), _REF),
          [rand(1, 16, 8, 8, seed=1024)], check=False,
          note="the block create_block(16, 16) builds, applied (a new block per call: initialised from the global RNG)"))
 _DDX = rand(1, 3, 28, 42, seed=1025)
 for _fn in (DDM.dedode_detector_L, DDM.get_detector):
-    add(case(f"dedode.{_fn.__name__}", G, Lazy(_fn, 1026, lambda f=_fn: Call(f, lambda m, x: m(x), f(amp_dtype=torch.float32))),
+    add(case(f"dedode.{_fn.__name__}", G, lazy_built(_fn, lambda f=_fn: Call(f, lambda m, x: m(x), f(amp_dtype=torch.float32))),
              [_DDX], note=f"{RI}; the detector's scoremap of a 28x42 image"))
 for _fn in (DDM.dedode_descriptor_B, DDM.get_descriptor):
-    add(case(f"dedode.{_fn.__name__}", G, Lazy(_fn, 1027, lambda f=_fn: Call(f, lambda m, x: m(x), f(amp_dtype=torch.float32))),
+    add(case(f"dedode.{_fn.__name__}", G, lazy_built(_fn, lambda f=_fn: Call(f, lambda m, x: m(x), f(amp_dtype=torch.float32))),
              [_DDX], note=f"{RI}; the dense descriptions of a 28x42 image (descriptor B: VGG19 only)"))
 
 # DINOv2 (the ViT behind DeDoDe's G descriptor)
@@ -315,7 +323,7 @@ add(case("dinov2.named_apply", G,
          note="named_apply(init_weights_vit_timm, an MLP), then the MLP run"))
 _VS = dict(img_size=28, block_chunks=0, init_values=1.0)
 for _fn in (DINO.vit_small, DINO.vit_base):
-    add(case(f"dinov2.{_fn.__name__}", G, Lazy(_fn, 1052, _fn, patch_size=14, **_VS), [_VX],
+    add(case(f"dinov2.{_fn.__name__}", G, lazy_built(_fn, _fn, patch_size=14, **_VS), [_VX],
              note=f"{RI}; the released architecture, 28x42 image"))
 
 
@@ -324,38 +332,35 @@ def _first_blocks(model):
 
 
 for _fn, _name in ((DINO.vit_giant2, "dinov2.vit_giant2"), (DTR.vit_large, "dinov2.vit_large")):
-    add(case(_name, G, Lazy(_fn, 1053, lambda f=_fn: Built(f, truncated(lambda: f(patch_size=14, **_VS), _first_blocks, 1054))),
+    add(case(_name, G, lazy_built(_fn, lambda f=_fn: Built(f, truncated(lambda: f(patch_size=14, **_VS), _first_blocks, 1054))),
              [_VX], note="the released width at two of its blocks (built on the meta device, random values): the "
              "whole network has 0.3 / 1.1 billion parameters"))
 
 # torchvision-style VGG (DeDoDe's VGG19 encoder builds on it)
 _VGGX = rand(1, 3, 32, 32, seed=1060)
-add(case("vgg.VGG", G, Lazy(DVGG.VGG, 1061, lambda: DVGG.VGG(DVGG.make_layers([8, "M", 512, "M"]), num_classes=10)), [_VGGX],
+add(case("vgg.VGG", G, lazy_built(DVGG.VGG, lambda: DVGG.VGG(DVGG.make_layers([8, "M", 512, "M"]), num_classes=10)), [_VGGX],
          note=f"{RI}; two conv stages (the last of 512 channels), the 7x7 adaptive pool and torchvision's classifier"))
 add(case("vgg.make_layers", G, Built(DVGG.make_layers, seeded(1062, DVGG.make_layers, [8, "M", 16, "M"], batch_norm=True)),
          [_VGGX], note=f"{RI}; [8, M, 16, M] with batch norm"))
 for _v in ("vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"):
     _fn = getattr(DVGG, _v)
-    add(case(f"vgg.{_v}", G, Lazy(_fn, 1063, _fn, num_classes=10), [_VGGX], note=f"{RI}; 10 classes, 32x32 input"))
+    add(case(f"vgg.{_v}", G, lazy_built(_fn, _fn, num_classes=10), [_VGGX], note=f"{RI}; 10 classes, 32x32 input"))
 
 # ------------------------------------------------------------------------------------------------- DeFMO / DISK / XFeat
 
 G = "feature.integrated"
-_DEFMO = seeded(1070, KF.DeFMO, pretrained=False)
-_DFI = rand(1, 6, 32, 32, seed=1071)
 
 
-def _defmo():
-    return _DEFMO(_DFI)
+def _defmo_net():
+    return KF.DeFMO(pretrained=False).eval()
 
 
-_DEFMO_CALLS = record_many([(DEFMO.EncoderDeFMO, "forward"), (DEFMO.RenderingDeFMO, "forward"), (DEFMO.Bottleneck, "forward")], _defmo, missing="skip")
-
-
-blk("defmo.ResNet", G, seeded(1069, DEFMO.ResNet, DEFMO.Bottleneck, [1, 1, 1, 1], num_classes=10), [rand(1, 3, 32, 32, seed=1068)],
-    note="one Bottleneck per stage, 10 classes (DeFMO's encoder uses only its stem and first stages)")
-for _cls in (DEFMO.EncoderDeFMO, DEFMO.RenderingDeFMO, DEFMO.Bottleneck):
-    step(f"defmo.{_cls.__name__}", G, (_cls, "forward"), _DEFMO_CALLS, note=f"{RI}; its call inside DeFMO")
+part("defmo.EncoderDeFMO", G, DEFMO.EncoderDeFMO, _defmo_net, "encoder", [rand(1, 6, 32, 32, seed=1071)],
+     note="DeFMO's encoder on an image and its background (6 channels)")
+part("defmo.RenderingDeFMO", G, DEFMO.RenderingDeFMO, _defmo_net, "rendering", [randn(1, 2048, 2, 2, seed=1072)],
+     note="DeFMO's renderer on the encoder's latent")
+part("defmo.Bottleneck", G, DEFMO.Bottleneck, _defmo_net, "encoder.net.1.0.0", [randn(1, 64, 16, 16, seed=1073)],
+     note="the encoder's first ResNet bottleneck")
 add(case("defmo.conv1x1", G, Built(DEFMO.conv1x1, seeded(1072, DEFMO.conv1x1, 8, 16)), [rand(1, 8, 8, 8, seed=1073)], note=RI))
 add(case("defmo.conv3x3", G, Built(DEFMO.conv3x3, seeded(1074, DEFMO.conv3x3, 8, 16, 2)), [rand(1, 8, 8, 8, seed=1073)], note=RI))
 _DISK = seeded(1075, KF.DISK)

@@ -58,7 +58,7 @@ from kornia.models.yunet import model as YUM
 from kornia.models.yunet import processors as YUP
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, Lazy, seeded
+from opsweep.registries.kornia._breadth import Call, lazy_built, seeded
 from opsweep.registries.kornia._common import Built, rand, randint, randn
 
 RI = "random init"
@@ -78,7 +78,7 @@ def blk(name, group, cls, args, inputs, seed, note="", **kw):
 def built(name, group, builder, make, inputs, seed, note="", lazy=False):
     """A public function that returns a module, surveyed through the module it builds; ``lazy`` for
     large networks (built when the harness copies the target, see ``Lazy``)."""
-    target = Lazy(builder, seed, make) if lazy else Built(builder, seeded(seed, make))
+    target = lazy_built(builder, make) if lazy else Built(builder, seeded(seed, make))
     add(case(name, group, target, inputs, note=f"{RI}; {note}" if note else RI))
 
 
@@ -118,7 +118,7 @@ add(case("dexined.UpConvBlock.make_deconv_layers", G,
          note=f"{RI}; the layers make_deconv_layers(8, up_scale=2) builds, applied (initialised by the global RNG: "
          "a new module per call, so values are not compared)", check=False))
 add(case("dexined.DexiNed.get_features", G,
-         Lazy(KDX.DexiNed.get_features, 727, lambda: Call(KDX.DexiNed.get_features, lambda m, x: m.get_features(x),
+         lazy_built(KDX.DexiNed.get_features, lambda: Call(KDX.DexiNed.get_features, lambda m, x: m.get_features(x),
                                                           KDX.DexiNed(pretrained=False))),
          [rand(1, 3, 32, 32, seed=728)], note=RI))
 
