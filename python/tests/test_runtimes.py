@@ -18,7 +18,7 @@ import torch
 from onnx import TensorProto
 
 from opsweep import case
-from opsweep.job import eager_outputs, run_job
+from opsweep.job import eager_calls, run_job
 from opsweep.paths.base import ProbeContext
 from opsweep.runtimes import BY_ID, RuntimeSpec
 from opsweep.runtimes.client import RuntimeHost
@@ -49,9 +49,9 @@ def tensor(name, shape, elem=TensorProto.FLOAT):
 
 
 def context(c, tmp_path) -> ProbeContext:
-    expected = eager_outputs(c, tuple(x.clone() for x in c.inputs), 0)
+    expected = eager_calls(c, [(tuple(x.clone() for x in c.inputs), 0)])[0]
     return ProbeContext(case=c, expected=expected, threads=1, workdir=str(tmp_path), library=None,
-                        eager=lambda inputs, seed: eager_outputs(c, inputs, seed))
+                        eager=lambda calls: eager_calls(c, calls))
 
 
 def verdicts(c, model, tmp_path, host):

@@ -107,7 +107,8 @@ def test_the_worker_refuses_a_bad_opset_list(tmp_path):
 def test_the_worker_reports_the_requested_opsets(tmp_path):
     w = Worker([STATUSES_REGISTRY], str(tmp_path / "w.log"), extra_args=["--opsets", "17"])
     hello = w.receive()
-    w.receive()  # inventory
+    assert w.receive()["type"] == "inventory"
+    assert w.receive()["type"] == "index"
     result = w.job("add_scaled", "onnx")
     w.send({"type": "shutdown"})
     assert w.close() == 0

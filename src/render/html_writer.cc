@@ -131,6 +131,7 @@ class Page {
           entry.cell.token, entry.cell.symbol, E(label), E(entry.meaning));
     }
     out_ += "</ul>\n";
+    for (const std::string& note : vm_.legend_notes) out_ += "<p class=\"grp\">" + E(note) + "</p>\n";
     if (!vm_.marks_legend.empty()) {
       out_ += "<p class=\"grp\">Marks beside a cell are the same operator in other runtimes and opsets:</p>\n"
               "<ul class=\"legend marks-legend\">\n";
@@ -319,9 +320,10 @@ class Page {
         subs += vm_.subverdicts[mark.sub].key + ":" + mark.token;
       }
     }
-    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{} data-q=\"{}\">",
+    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{} data-q=\"{}\">",
                         E(row.anchor), E(row.name), E(statuses), row.graph_breaks,
-                        subs.empty() ? "" : " data-v=\"" + E(subs) + "\"", E(row.search_text));
+                        subs.empty() ? "" : " data-v=\"" + E(subs) + "\"",
+                        row.fresh_unchecked ? " data-nf=\"1\"" : "", E(row.search_text));
     out_ += fmt::format("<th scope=\"row\"><a class=\"perma\" href=\"#{}\" aria-label=\"Link to {}\">#</a>",
                         E(row.anchor), E(row.name));
     if (!row.api_url.empty()) {
@@ -346,9 +348,10 @@ class Page {
       out_ += "<td class=\"grp\"><code>" + E(row.group) + "</code></td>";
     }
     out_ += "<td class=\"d\">";
-    if (!row.details.empty()) {
+    if (!row.details.empty() || !row.annotations.empty()) {
       out_ += "<ul>";
       for (const DetailLine& line : row.details) Detail(line);
+      for (const AnnotationLine& line : row.annotations) Annotation(line);
       out_ += "</ul>";
     }
     if (!row.sub_details.empty()) {  // the details on demand of the marks
@@ -386,6 +389,7 @@ class Page {
         } else {
           out_ += E(item.text);
         }
+        if (!item.location.empty()) out_ += " <span class=\"loc\">" + E(item.location) + "</span>";
       }
       out_ += ")</span>";
     }
@@ -396,6 +400,19 @@ class Page {
     }
     if (!line.error.empty()) out_ += "<code class=\"err\">" + E(line.error) + "</code>";
     out_ += "</li>";
+  }
+
+  // A check or a note: its class says which (`ck ck-passed`, `ck ck-failed`, `ck ck-not-run`, `nt`).
+  void Annotation(const AnnotationLine& line) {
+    const char* css = "nt";
+    switch (line.kind) {
+      case AnnotationLine::Kind::check_passed: css = "ck ck-passed"; break;
+      case AnnotationLine::Kind::check_failed: css = "ck ck-failed"; break;
+      case AnnotationLine::Kind::check_not_run: css = "ck ck-not-run"; break;
+      case AnnotationLine::Kind::note: css = "nt"; break;
+    }
+    out_ += fmt::format("<li class=\"{}\"><span class=\"p\">{}:</span> {}</li>", css, E(line.paths_label),
+                        E(line.text));
   }
 
   const ViewModel& vm_;

@@ -89,10 +89,11 @@ struct ReasonLink {
   std::string anchor;  // of the reason's entry in the Reasons section
 };
 
-// A graph-break reason: a classified reason (linked) or a plain text.
+// A graph-break reason: a classified reason (linked) or a plain text, and where Dynamo broke.
 struct BreakReasonView {
   std::string text;
   std::optional<ReasonLink> reason;
+  std::string location;  // "kornia/x.py:40" or ""
 };
 
 // One line of a row's details: what one or more paths said, merged when equal.
@@ -104,6 +105,17 @@ struct DetailLine {
   std::string location;     // "kornia/x.py:12" or ""
   std::optional<ReasonLink> reason;
   std::vector<BreakReasonView> break_reasons;
+};
+
+// A line of a row's details about how far a result was checked, or what the worker noticed: one
+// check of the captured program (the outcome's `checks`) or one note (its `notes`), shared by the
+// paths that say the same.
+struct AnnotationLine {
+  enum class Kind { check_passed, check_failed, check_not_run, note };
+  Kind kind = Kind::note;
+  std::vector<int> paths;   // indexes into ViewModel::paths
+  std::string paths_label;  // "ONNX, export"
+  std::string text;         // "checked on fresh inputs", "not checked on fresh inputs: <why>", "note: ..."
 };
 
 struct RowView {
@@ -123,7 +135,10 @@ struct RowView {
   // title, "ONNX at opset 17" for an opset), merged when equal: the details on demand.
   std::vector<DetailLine> sub_details;
   std::string sub_summary;  // "OpenVINO and tract fail; opset 17 differs", "" when nothing to say
-  std::string search_text;  // name, variant, reason texts and locations: what the search box sees
+  std::vector<AnnotationLine> annotations;  // checks first (fresh inputs, randomness, ...), then notes
+  // Some path is supported but its capture was not run on fresh inputs (the filter "not-fresh").
+  bool fresh_unchecked = false;
+  std::string search_text;  // name, variant, reason texts, locations, checks, notes: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
 };
@@ -174,9 +189,10 @@ struct LegendEntry {
 };
 
 // One choice of the page's filter (HTML only). `value` is what the URL carries: "all", "failure",
-// "breaks", "all-ok", "<path>:supported", "<path>:failure" or "<path>:<status token>", and for a
-// sub-verdict "<path>/<id>:supported", "<path>/<id>:failure" (it ran and failed: the file exported
-// but fails there) or "<path>/<id>:differs" (its status is not its path's).
+// "breaks", "all-ok", "not-fresh" (when the snapshot records checks), "<path>:supported",
+// "<path>:failure" or "<path>:<status token>", and for a sub-verdict "<path>/<id>:supported",
+// "<path>/<id>:failure" (it ran and failed: the file exported but fails there) or
+// "<path>/<id>:differs" (its status is not its path's).
 struct FilterOption {
   std::string value;
   std::string label;
@@ -215,6 +231,10 @@ struct ViewModel {
   std::optional<int> operators_onnx;  // supported on an ONNX path in >= 1 configuration; none without one
   std::vector<EnvironmentEntry> environment;
   std::vector<LegendEntry> legend;
+  // Paragraphs under the legend on what the details say beyond the cells (checks, notes); only for
+  // what the snapshot holds, so a snapshot without checks or notes renders as before they existed.
+  std::vector<std::string> legend_notes;
+  bool has_checks = false;  // some outcome records checks: the "not-fresh" filter is offered
   std::vector<std::string> marks_legend;  // one sentence per sub-verdict: "OV: ONNX in OpenVINO (...)"
   std::vector<FilterOption> filters;
   std::vector<PackageView> packages;

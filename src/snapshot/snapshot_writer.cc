@@ -8,14 +8,35 @@ using json = nlohmann::json;
 
 json IdOrNull(const std::string& id) { return id.empty() ? json(nullptr) : json(id); }
 
+json BreakJson(const GraphBreak& b) {
+  json out = {{"reason", IdOrNull(b.reason)}, {"text", b.text}};
+  if (!b.location.empty()) out["location"] = b.location;
+  return out;
+}
+
+// The optional fields of an outcome: written only when they hold something, so a snapshot without
+// them keeps its bytes.
+void AddChecks(const std::map<std::string, CheckResult>& from, json* out) {
+  if (from.empty()) return;
+  json checks = json::object();
+  for (const auto& [id, check] : from) checks[id] = CheckText(check);
+  (*out)["checks"] = std::move(checks);
+}
+
+void AddNotes(const Outcome& o, json* out) {
+  if (!o.notes.empty()) (*out)["notes"] = o.notes;
+}
+
 json SubOutcomeJson(const SubOutcome& o) {
-  return {{"status", StatusId(o.status)}, {"step", o.step},   {"reason", IdOrNull(o.reason)},
-          {"detail", o.detail},           {"error", o.error}, {"location", o.location}};
+  json out = {{"status", StatusId(o.status)}, {"step", o.step},   {"reason", IdOrNull(o.reason)},
+              {"detail", o.detail},           {"error", o.error}, {"location", o.location}};
+  AddChecks(o.checks, &out);
+  return out;
 }
 
 json OutcomeJson(const Outcome& o) {
   json breaks = json::array();
-  for (const GraphBreak& b : o.break_reasons) breaks.push_back({{"reason", IdOrNull(b.reason)}, {"text", b.text}});
+  for (const GraphBreak& b : o.break_reasons) breaks.push_back(BreakJson(b));
   json out = {{"status", StatusId(o.status)},
               {"step", o.step},
               {"reason", IdOrNull(o.reason)},
@@ -25,6 +46,8 @@ json OutcomeJson(const Outcome& o) {
               {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
               {"break_reasons", breaks},
               {"op_types", o.op_types}};
+  AddChecks(o.checks, &out);
+  AddNotes(o, &out);
   // A new runtime or opset adds a key here, not a column family; outcomes without any (other
   // paths, exports that failed) carry none, so earlier snapshots keep their bytes.
   if (!o.subverdicts.empty()) {

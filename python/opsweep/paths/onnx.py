@@ -16,14 +16,24 @@ runtime host, with its own time limit), each through the same fidelity checks; e
 opset besides 18 is one more (converted or re-exported as torch.onnx.export(opset_version=N)
 does it, then checker + onnxruntime). They run after the path's own verdict, whatever it was,
 and never change it: the path's status is onnxruntime's at opset 18.
+
+Where an export fails: an error raised while torch.onnx translates the exported program (e.g. no
+ONNX lowering for an aten operation) has no library frame on its stack. The fx node being
+translated is a local of torch.onnx's frames in the traceback (``failing_fx_node``); the eager
+call is run once more under a dispatch mode that records the Python stack where it first invokes
+that node's operation (``ProbeContext.op_call_stack``), else the node's own ``stack_trace`` (which
+non-strict export keeps for ``forward`` frames only) is used. The stack is attached to the
+exception (``evidence.attach_stack``) and becomes the record's ``error.frames``.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import time
 from typing import Any, Callable, Iterable
 
+from opsweep.evidence import attach_stack, exception_chain
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext, SubVerdict, dist_version
 from opsweep.runtimes import enabled, opsets
 from opsweep.runtimes import versions as runtime_versions
@@ -88,6 +98,44 @@ def cache_torchlib_ops() -> bool:
         return False
 
 
+def failing_fx_node(exc: BaseException) -> Any:
+    """The torch.fx call_function node torch.onnx was translating when ``exc`` was raised, or None:
+    the innermost traceback frame (root cause first) with a local ``node`` that is one."""
+    import torch.fx
+
+    for e in reversed(exception_chain(exc)):
+        found = None
+        tb = e.__traceback__
+        while tb is not None:
+            node = tb.tb_frame.f_locals.get("node")
+            if isinstance(node, torch.fx.Node) and node.op == "call_function":
+                found = node
+            tb = tb.tb_next
+        if found is not None:
+            return found
+    return None
+
+
+_STACK_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _node_stack(node: Any) -> list[tuple[str, int]]:
+    """The node's recorded ``stack_trace`` as (filename, line) pairs, outermost first."""
+    text = node.meta.get("stack_trace") or ""
+    return [(m.group(1), int(m.group(2))) for m in _STACK_LINE.finditer(text)]
+
+
+def locate_failed_node(ctx: ProbeContext, exc: BaseException) -> None:
+    """Attach to ``exc`` where the eager call invokes the operation of the node that failed."""
+    node = failing_fx_node(exc)
+    if node is None:
+        return
+    ops = [op for op in (node.target, node.meta.get("original_aten")) if op is not None and hasattr(op, "overloadpacket")]
+    stack = ctx.op_call_stack(ops) or _node_stack(node)
+    if stack:
+        attach_stack(exc, stack)
+
+
 def ort_session(data: bytes, threads: int) -> Any:
     """An onnxruntime session on the CPU provider with the worker's thread count."""
     import onnxruntime as ort
@@ -114,10 +162,14 @@ def export_model(module: Any, inputs: tuple[Any, ...], workdir: str, opset: int)
 def probe_onnx(ctx: ProbeContext) -> Outcome:
     # The other runtimes and opsets (runtimes/verdicts.py) run after the path's own verdict,
     # whatever it is: they judge the same checked file, or an export of their own.
-    extra = ExtraVerdicts(
-        ctx, export=lambda n: export_model(ctx.module(flat_outputs=True), ctx.inputs(), ctx.workdir, n),
-        ort_session=ort_session,
-    )
+    def export_at(opset: int) -> Any:
+        try:
+            return export_model(ctx.module(flat_outputs=True), ctx.inputs(), ctx.workdir, opset)
+        except Exception as e:
+            locate_failed_node(ctx, e)
+            raise
+
+    extra = ExtraVerdicts(ctx, export=export_at, ort_session=ort_session)
     try:
         return _probe(ctx, extra)
     finally:
@@ -134,7 +186,11 @@ def _probe(ctx: ProbeContext, extra: ExtraVerdicts) -> Outcome:
     inputs = ctx.inputs()
     t0 = time.perf_counter()
     with extra.capture.around_export():
-        model = export_model(module, inputs, ctx.workdir, OPSET)
+        try:
+            model = export_model(module, inputs, ctx.workdir, OPSET)
+        except Exception as e:
+            locate_failed_node(ctx, e)
+            raise
     data = model.SerializeToString()
     ctx.onnx = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
 

@@ -3,7 +3,8 @@
  * The page is complete without this script (plain tables); the script only hides rows. Each row
  * carries its statuses (data-s: one token per path, in the order of the config's paths), its
  * sub-verdicts' statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its
- * graph-break count (data-b) and its search text (data-q). State lives in the URL hash:
+ * graph-break count (data-b), its search text (data-q) and, when a path says yes without having
+ * been checked on fresh inputs, data-nf. State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  */
 (function () {
@@ -45,6 +46,7 @@
         s: tr.getAttribute('data-s').split(' '),
         v: subs,
         b: +(tr.getAttribute('data-b') || 0),
+        nf: tr.hasAttribute('data-nf'),
         shown: true,
         box: entry
       });
@@ -60,6 +62,7 @@
       return false;
     }
     if (value === 'breaks') return row.b > 0;
+    if (value === 'not-fresh') return row.nf;
     if (value === 'all-ok') {
       for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;
       return true;

@@ -7,8 +7,9 @@ Every morphology operator has its plain default form (3x3 flat kernel of ones, g
 
 Not surveyed:
     kornia.enhance.ThresholdType  an enum; surveyed as the `type` argument of threshold / Threshold.
-    (variant) threshold[THRESH_OTSU]  raises NotImplementedError in kornia 0.9.0 whatever the input;
-                                  Otsu thresholding is surveyed as filters.otsu_threshold.
+
+threshold / Threshold with THRESH_OTSU raise NotImplementedError in kornia 0.9.0 whatever the input: their
+cases (valid inputs) record that at the eager step. Otsu thresholding is surveyed as filters.otsu_threshold.
 """
 
 from __future__ import annotations
@@ -23,28 +24,12 @@ import kornia.enhance as KE
 import kornia.morphology as KM
 from kornia.enhance import ThresholdType
 
-from opsweep import case
-from opsweep.registries.kornia._common import batch, detector_image, gray, img, rand, randn, volume
+from opsweep.registries.kornia._common import ByName, batch, case, detector_image, gray, img, rand, randn, structured, twin, volume
 
 GE = "enhance"
 GM = "morphology"
 
 NOT_SURVEYED: dict = {}  # ThresholdType is an enum (a type, not counted); surveyed as threshold's `type` argument
-
-
-class _Call(nn.Module):
-    """Calls a public kornia callable with the tensor inputs bound to named parameters (for tensor
-    arguments that follow a Python-valued one)."""
-
-    def __init__(self, fn, names=(), **fixed):
-        super().__init__()
-        self.fn = fn
-        self.names = tuple(names)
-        self.fixed = fixed
-        self.__opsweep_target__ = fn
-
-    def forward(self, *xs, **kw):
-        return self.fn(**dict(zip(self.names, xs)), **self.fixed, **kw)
 
 
 class _ZCAFitted(nn.Module):
@@ -73,9 +58,17 @@ DATA = randn(64, 12, seed=51)  # 64 samples of 12 features, for ZCA
 DATA_T = randn(64, 12, seed=52)
 F2 = torch.tensor([0.3, 0.7])  # a per-sample factor for the batch of two
 KER = torch.ones(3, 3)
-KER_CROSS = torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+# a 0/1 structuring element (the second value: the diagonal cross)
+KER_CROSS = structured(torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]]),
+                       torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
 SE = (randn(3, 3, seed=53, scale=0.1)).contiguous()
-BINARY = (detector_image() > 0.55).float().contiguous()  # a binary shape image with holes and specks
+# a binary shape image with holes and specks (the second value: another detector image, thresholded alike)
+BINARY = twin(lambda second=False: (detector_image(6 + 10_000 * second) > 0.55).float().contiguous())
+
+
+_IMG_B = img(10_001)  # another image, for the fresh sets of reconstruction
+_RECON_FRESH = ((_IMG_B * 0.5).contiguous(), _IMG_B)
+KER_CROSS_B = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
 
 
 def _morph(op: str, fn):
@@ -102,13 +95,29 @@ def _threshold_cases():
     ]
     for t in ThresholdType:
         if t in (ThresholdType.THRESH_BINARY, ThresholdType.THRESH_OTSU):
-            continue  # THRESH_OTSU raises NotImplementedError in kornia 0.9.0 (use filters.otsu_threshold)
+            continue  # THRESH_BINARY is the plain form above; THRESH_OTSU has its own cases below
         out.append(case(f"threshold[{t.name}]", GE, KE.threshold, [IMG], kwargs={"thresh": 0.5, "maxval": 1.0, "type": t}))
+    # THRESH_OTSU is a member of the public ThresholdType, alone or OR-ed with a fixed type as in OpenCV; kornia
+    # 0.9.0 raises NotImplementedError for it (documented): recorded at the eager step.
+    out.append(case("threshold[THRESH_OTSU]", GE, KE.threshold, [IMG],
+                    kwargs={"thresh": 0.5, "maxval": 1.0, "type": ThresholdType.THRESH_OTSU},
+                    note=_OTSU_NOTE.format("type=ThresholdType.THRESH_OTSU")))
+    out.append(case("threshold[THRESH_TRUNC|THRESH_OTSU]", GE, KE.threshold, [IMG],
+                    kwargs={"thresh": 0.5, "maxval": 1.0,
+                            "type": int(ThresholdType.THRESH_TRUNC) | int(ThresholdType.THRESH_OTSU)},
+                    note=_OTSU_NOTE.format("type=THRESH_TRUNC | THRESH_OTSU (the OpenCV idiom; the signature takes an int)")))
     out.append(case("threshold[thresh=tensor]", GE, KE.threshold, [BATCH, torch.tensor([0.3, 0.6]).view(2, 1, 1, 1)],
                     kwargs={"maxval": 1.0}, note="per-sample threshold as a graph input"))
     out.append(case("Threshold", GE, KE.Threshold(0.5, 1.0), [IMG]))
     out.append(case("Threshold[TRUNC]", GE, KE.Threshold(0.5, 1.0, ThresholdType.THRESH_TRUNC), [IMG]))
+    out.append(case("Threshold[OTSU]", GE, KE.Threshold(0.5, 1.0, ThresholdType.THRESH_OTSU), [IMG],
+                    note=_OTSU_NOTE.format("Threshold(0.5, 1.0, ThresholdType.THRESH_OTSU); its forward")))
     return out
+
+
+_OTSU_NOTE = ("{} on a valid 1x3x32x40 image in [0, 1] (thresh 0.5, which Otsu would replace, maxval 1.0): "
+              "kornia 0.9.0 raises NotImplementedError (documented under Raises); filters.otsu_threshold is "
+              "kornia's Otsu")
 
 
 CASES = [
@@ -156,7 +165,7 @@ CASES = [
          [BATCH, torch.tensor([0.5, 2.0])]),
     case("AdjustSaturationWithGraySubtraction", GE, KE.AdjustSaturationWithGraySubtraction(2.0), [IMG]),
     # --- blending, inversion, posterize, sharpness, solarize, shifts -----------------------------
-    case("add_weighted", GE, _Call(KE.add_weighted, ["src1", "src2"]), [IMG, img(54)],
+    case("add_weighted", GE, ByName(KE.add_weighted, ["src1", "src2"]), [IMG, img(54)],
          kwargs={"alpha": 0.6, "beta": 0.4, "gamma": 0.1}),
     case("add_weighted[weights=tensor]", GE, KE.add_weighted,
          [BATCH, torch.tensor([0.6, 0.3]).view(2, 1, 1, 1), batch(55), torch.tensor([0.4, 0.7]).view(2, 1, 1, 1),
@@ -194,7 +203,7 @@ CASES = [
          kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "kernel": "uniform"}),
     case("image_histogram2d[kernel=epanechnikov]", GE, KE.image_histogram2d, [IMG],
          kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "kernel": "epanechnikov"}),
-    case("image_histogram2d[centers=tensor]", GE, _Call(KE.image_histogram2d, ["image", "centers"]),
+    case("image_histogram2d[centers=tensor]", GE, ByName(KE.image_histogram2d, ["image", "centers"]),
          [IMG, torch.linspace(0.0, 1.0, 32)], kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "bandwidth": 1.0 / 31}),
     # --- integral images ---------------------------------------------------------------------
     case("integral_image", GE, KE.integral_image, [IMG]),
@@ -238,10 +247,13 @@ CASES = [
     *_morph("gradient", KM.gradient),
     *_morph("top_hat", KM.top_hat),
     *_morph("bottom_hat", KM.bottom_hat),
+    # the marker is below the mask (above it for erosion): the fresh sets keep that, on another image
     case("reconstruction", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG],
-         note="default 3x3 kernel, runs until convergence (data-dependent loop)"),
+         note="default 3x3 kernel, runs until convergence (data-dependent loop)", fresh_inputs=_RECON_FRESH),
     case("reconstruction[num_iters=8]", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG], kwargs={"num_iters": 8},
-         note="fixed step count: no data-dependent exit"),
-    case("reconstruction[erosion]", GM, KM.reconstruction, [(IMG + 0.3).contiguous(), IMG], kwargs={"method": "erosion"}),
-    case("reconstruction[kernel=cross]", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG, KER_CROSS]),
+         note="fixed step count: no data-dependent exit", fresh_inputs=_RECON_FRESH),
+    case("reconstruction[erosion]", GM, KM.reconstruction, [(IMG + 0.3).contiguous(), IMG], kwargs={"method": "erosion"},
+         fresh_inputs=((_IMG_B + 0.3).contiguous(), _IMG_B)),
+    case("reconstruction[kernel=cross]", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG, KER_CROSS],
+         fresh_inputs=(*_RECON_FRESH, KER_CROSS_B)),
 ]
