@@ -256,7 +256,7 @@ def main() -> None:
             f.write(text)
         results["steps"].append(measure_step(f"module level of kornia/{rel}", args.binary, run_args, env, work, db))
 
-        cache = os.path.join(work, "index-cache.json")
+        cache = os.path.join(work, "startup-index-cache.json")  # not the runs' own: cold at first
         results["startup_cold_index"] = worker_startup(registries, env, work, cache)
         results["startup_warm_index"] = worker_startup(registries, env, work, cache)
         print(f"worker start-up (s since spawn): cold index {results['startup_cold_index']}, "

@@ -653,6 +653,9 @@ def _code_key(code: types.CodeType) -> tuple[str, int, str]:
 
 
 _CONTAINERS = (dict, list, set)
+# Class attributes the runtime adds as caches of pure computations: copyreg's __slotnames__ (set on
+# the first copy or pickle of an instance: every job deep-copies its target).
+_RUNTIME_CACHES = frozenset({"__slotnames__"})
 
 
 def _container_signature(value: Any) -> Any:
@@ -681,6 +684,8 @@ def state_signature(module: types.ModuleType) -> int:
         parts.append((key, id(value), _value_signature(value)))
         if isinstance(value, type) and getattr(value, "__module__", None) == name:
             for ck, cv in list(vars(value).items()):
+                if ck in _RUNTIME_CACHES:
+                    continue
                 if isinstance(cv, (staticmethod, classmethod)):
                     cv = cv.__func__
                 parts.append((key, ck, id(cv), _value_signature(cv)))
