@@ -1,4 +1,4 @@
-"""What a job's result depends on (opsweep/deps.py), on real torch.
+"""What a job's result depends on (opsweep/deps/), on real torch.
 
 Three kinds of test:
 - the index (digests, qualified names, the import closure) on small libraries written here;
