@@ -40,6 +40,10 @@ whose fresh check would run and records its status, detail and ``checks``; misma
 inputs are listed at the end. One JSON line per case goes to ``--out`` as it finishes (``--resume``
 skips the cases already there; a case that killed the process is recorded as ``crashed``), and a
 summary is printed. Run it at low priority (``nice -n 10``): torch uses one thread.
+
+Measured on the shared 2-core VM (loaded by other work): the eager audit of all 2,046 kornia cases
+takes 2 to 3 minutes of wall time (about 40 s of CPU); with ``--export``, 1,069 cases of the geometry,
+filters and feature registries took 21 minutes.
 """
 
 from __future__ import annotations
