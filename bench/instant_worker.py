@@ -34,10 +34,11 @@ def pick(names: list[str], key: str, n: int) -> list[str]:
 
 def main() -> int:
     args = worker.parse_args(None)
-    import time
+    from opsweep.deps import filesystem_now_ns
 
+    started_ns = filesystem_now_ns()
     channel = worker.start_up(args)
-    loaded = worker.load(args, started=time.time())
+    loaded = worker.load(args, started_ns=started_ns)
     if not worker.send_hello(channel, loaded):
         return 2
     index = worker.index_message(loaded)

@@ -326,11 +326,12 @@ def registry_folders(files: list[str]) -> list[str]:
     return sorted(set(folders))
 
 
-def load(args: argparse.Namespace, started: float) -> Loaded:
+def load(args: argparse.Namespace, started_ns: int) -> Loaded:
     """Load the registries and the surveyed library; tell evidence which code is which. The
     loading is watched (deps.ImportWatch: what the library's import and the registries ran) and
-    the library indexed, for the deps of every job; ``started``: the wall time the worker began
-    (a library file modified since is never current, deps.LibraryIndex.build)."""
+    the library indexed, for the deps of every job; ``started_ns``: when the worker began, on the
+    clock that stamps files (a library file modified since is never current,
+    deps.LibraryIndex.build)."""
     from opsweep import deps, evidence
     from opsweep.case import RegistryError
     from opsweep.library import load_library
@@ -364,7 +365,7 @@ def load(args: argparse.Namespace, started: float) -> Loaded:
     evidence.use_registries(registry_folders(args.registry))
     tracker = None
     if library is not None:
-        index = deps.LibraryIndex.build(library, cache_path=args.index_cache, started=started)
+        index = deps.LibraryIndex.build(library, cache_path=args.index_cache, started_ns=started_ns)
         tracker = deps.DepsTracker(index, watch.hidden_deps(index))
     return Loaded(cases, library, name, fingerprint, error, tracker)
 
@@ -472,9 +473,11 @@ def job_loop(channel: Channel, loaded: Loaded, threads: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     t_start = time.perf_counter()
-    t_wall = time.time()
+    from opsweep.deps import filesystem_now_ns
+
+    started_ns = filesystem_now_ns(os.path.dirname(args.index_cache) if args.index_cache else None)
     channel = start_up(args)
-    loaded = load(args, started=t_wall)
+    loaded = load(args, started_ns=started_ns)
     if not send_hello(channel, loaded):
         return 2
     _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(loaded.cases)} cases, library {loaded.library_name}")

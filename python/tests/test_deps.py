@@ -210,6 +210,28 @@ def test_the_index_cache_is_reused_and_invalidated_by_edits(tmp_path):
     assert deps.LibraryIndex.build(lib, cache_path=cache).module_digests() == edited.module_digests()
 
 
+def test_a_file_edited_just_before_the_worker_started_is_current_and_one_edited_after_is_not(tmp_path):
+    # The start is read on the clock that stamps files, not time.time(): an edit made just before
+    # a run (a test, an editor's save then `opsweep run`) is current; one made after is volatile.
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n", "late.py": "L = 1\n"})
+    started = deps.filesystem_now_ns(str(tmp_path))
+    for rel in ("mod.py", "consts.py"):  # written before the start, however shortly before
+        path = os.path.join(lib.root, rel)
+        st = os.stat(path)
+        assert st.st_mtime_ns <= started
+        if st.st_mtime_ns == started:  # the same clock tick: moved one tick back, as seconds before
+            os.utime(path, ns=(st.st_atime_ns, started - 1))
+    late = os.path.join(lib.root, "late.py")
+    with open(late, "w") as f:
+        f.write("L = 2\n")
+    st = os.stat(late)
+    os.utime(late, ns=(st.st_atime_ns, max(st.st_mtime_ns, started)))  # at or after the start
+    index = deps.LibraryIndex.build(lib, started_ns=started)
+    modules = index.module_digests()
+    assert modules["lib/late.py"] == deps.CHANGED_DURING_RUN
+    assert modules["lib/mod.py"] != deps.CHANGED_DURING_RUN and modules["lib/consts.py"] != deps.CHANGED_DURING_RUN
+
+
 def test_a_file_edited_after_the_index_is_never_current(tmp_path):
     lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
     index = deps.LibraryIndex.build(lib)

@@ -27,6 +27,7 @@ from opsweep.deps.index import (
     FunctionId,
     LibraryIndex,
     digest,
+    filesystem_now_ns,
     index_file,
 )
 from opsweep.deps.recorder import Recorder, prepare_recording
@@ -64,6 +65,7 @@ __all__ = [
     "LibraryIndex",
     "Recorder",
     "digest",
+    "filesystem_now_ns",
     "index_file",
     "loaded_modules",
     "prepare_recording",

@@ -40,6 +40,23 @@ MISSING = "missing"  # code entered that the index does not know (never current)
 _PERSON = b"opsweep-deps-v1"
 
 
+def filesystem_now_ns(directory: str | None = None) -> int:
+    """Now, as the kernel stamps a file's mtime (its coarse clock, with the file system's
+    granularity): the mtime of a new file. Comparing library mtimes with ``time.time()`` instead
+    would need a slack for the coarse clock, and an edit made within the slack before a run would
+    then make a file volatile that was not edited during it."""
+    import tempfile
+
+    try:
+        f = tempfile.TemporaryFile(dir=directory)
+    except OSError:  # the directory is missing or read-only: any local file system's clock
+        f = tempfile.TemporaryFile()
+    with f:
+        f.write(b"0")
+        f.flush()
+        return os.fstat(f.fileno()).st_mtime_ns
+
+
 def digest(data: bytes) -> str:
     """16 hex digits (64 bits): a missed re-probe would need an edit that collides."""
     return hashlib.blake2b(data, digest_size=8, person=_PERSON).hexdigest()
@@ -249,10 +266,12 @@ class LibraryIndex:
         self._rel_memo: dict[str, str | None] = {}
 
     @staticmethod
-    def build(library: Library, cache_path: str | None = None, started: float | None = None) -> "LibraryIndex":
+    def build(library: Library, cache_path: str | None = None, started_ns: int | None = None) -> "LibraryIndex":
         """Parse every .py file of ``library`` (reusing ``cache_path`` entries whose path, mtime and
-        size match). ``started``: the time the worker began importing the library; a file modified
-        since then is volatile (the code imported may not be the code parsed)."""
+        size match). ``started_ns``: when the worker began importing the library, on the clock that
+        stamps files (``filesystem_now_ns``); a file whose mtime is not before it is volatile (the
+        code imported may not be the code parsed). A file stamped in the same clock tick counts as
+        modified since: never current, never wrongly current."""
         cached: dict[str, FileIndex] = {}
         if cache_path:
             cached = _read_cache(cache_path, library.root)
@@ -274,7 +293,7 @@ class LibraryIndex:
                     continue
                 dirty = True
             files[rel] = fi
-            if started is not None and fi.stat[0] >= int((started - 0.05) * 1e9):
+            if started_ns is not None and fi.stat[0] >= started_ns:
                 volatile.append(rel)
         if cache_path and (dirty or set(files) != set(cached)):
             _write_cache(cache_path, library.root, files)
