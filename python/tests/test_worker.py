@@ -31,7 +31,7 @@ EXPECTED = {
 }
 
 RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "onnx", "outputs",
-               "timings", "sources"}
+               "timings", "sources", "checks"}
 
 
 def test_every_status_on_every_path_is_reached(statuses_run):
