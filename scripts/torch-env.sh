@@ -9,7 +9,8 @@
 #
 # Contract:
 # - The environment "torch-R" is defined by envs/torch-R.txt alone (exact pins: torch, the ONNX stack,
-#   numpy, the runtimes, the surveyed library). Its venv is <root>/torch-R, root = --root DIR, else
+#   numpy, the runtimes, the surveyed library; what those depend on is pinned by the constraints file
+#   it names, envs/constraints/torch-R.txt). Its venv is <root>/torch-R, root = --root DIR, else
 #   $OPSWEEP_ENV_ROOT, else <checkout>/.opsweep/envs (gitignored). It never touches the Python that
 #   runs this script: the venv is created without system site-packages.
 # - The harness is not copied into the venv: a .pth file puts this checkout's python/ on its path, so
@@ -81,14 +82,15 @@ venv="$root/torch-$release"
 py="$venv/bin/python"
 stamp="$venv/opsweep-env.stamp"
 
-# What the stamp promises: this requirements file (and the files it includes), this harness.
+# What the stamp promises: this requirements file (and the files it includes with -r or -c, named
+# relative to envs/), this harness.
 want_stamp() {
-  {
-    echo "release $release"
-    echo "harness $checkout/python"
-    sha256sum "$req" | cut -d' ' -f1
-    { grep -E '^-r ' "$req" || true; } | while read -r _ inc; do sha256sum "$envs_dir/$inc" | cut -d' ' -f1; done
-  }
+  echo "release $release"
+  echo "harness $checkout/python"
+  sha256sum "$req" | cut -d' ' -f1
+  { grep -E '^-[rc] ' "$req" || true; } | while read -r _ inc; do
+    if [ -f "$envs_dir/$inc" ]; then sha256sum "$envs_dir/$inc" | cut -d' ' -f1; else echo "missing $inc"; fi
+  done
 }
 
 # Imports what the workers need and prints the measured versions as one JSON object; fails (exit 1)
