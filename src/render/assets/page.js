@@ -2,7 +2,8 @@
  *
  * The page is complete without this script (plain tables); the script only hides rows. Each row
  * carries its statuses (data-s: one token per path, in the order of the config's paths), its
- * graph-break count (data-b) and its search text (data-q). State lives in the URL hash:
+ * graph-break count (data-b), its search text (data-q) and, on pages of several torch releases, its
+ * history tokens (data-h: changed, since, broken). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  */
 (function () {
@@ -17,6 +18,7 @@
   var empty = doc.getElementById('no-match');
   var FAILURE = { mismatch: 1, fail: 1, crash: 1, timeout: 1 };
   var SUPPORTED = { ok: 1, 'ok-breaks': 1, 'ok-unverified': 1 };
+  var HISTORY = { changed: 1, since: 1, broken: 1 };
   var numberFormat = new Intl.NumberFormat('en-US');
 
   var rows = [];
@@ -38,6 +40,7 @@
         q: (tr.getAttribute('data-q') || '').toLowerCase(),
         s: tr.getAttribute('data-s').split(' '),
         b: +(tr.getAttribute('data-b') || 0),
+        h: (tr.getAttribute('data-h') || '').split(' '),
         shown: true,
         box: entry
       });
@@ -53,6 +56,7 @@
       return false;
     }
     if (value === 'breaks') return row.b > 0;
+    if (HISTORY[value]) return row.h.indexOf(value) >= 0;
     if (value === 'all-ok') {
       for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;
       return true;
