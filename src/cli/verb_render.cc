@@ -86,9 +86,6 @@ bool MakeViewModel(const RenderArgs& args, const std::vector<snapshot::Snapshot>
 int Render(const RenderArgs& args) {
   RenderArgs a = args;
   if (!a.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out_dir, ec);
-    if (ec) return Fail(fmt::format("cannot create {}: {}", a.out_dir, ec.message()));
     const std::filesystem::path dir(a.out_dir);
     if (a.html.empty()) a.html = (dir / "index.html").string();
     if (a.rst.empty()) a.rst = (dir / "page.rst").string();
@@ -113,6 +110,11 @@ int Render(const RenderArgs& args) {
   }
   if (!a.rst.empty()) outputs.push_back({a.rst, render::WriteRst(vm)});
   if (!a.md.empty()) outputs.push_back({a.md, render::WriteMarkdown(vm)});
+  if (!a.out_dir.empty()) {  // only now that there is something to write
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) return Fail(fmt::format("cannot create {}: {}", a.out_dir, ec.message()));
+  }
   if (!WriteOutputs(outputs, &err)) return Fail(err);
   return kExitDone;
 }
