@@ -6,6 +6,7 @@
 #   PY=$(bash scripts/torch-env.sh 2.9.1)      # ... then: opsweep run --python "$PY" --db ...
 #   bash scripts/torch-env.sh 2.9.1 --check    # only verify an existing venv (imports, versions)
 #   bash scripts/torch-env.sh --list           # the releases that have a requirements file
+#   bash scripts/torch-env.sh 2.9.1 --library-from ~/src/kornia   # survey a checkout, not the pinned release
 #
 # Contract:
 # - The environment "torch-R" is defined by envs/torch-R.txt alone (exact pins: torch, the ONNX stack,
@@ -22,6 +23,8 @@
 # - The machine's pip cap (a constraint such as torch<=2.14.1 in /etc/xdg/pip) is lifted for this
 #   install only (PIP_CONSTRAINT=/dev/null): the requirements file pins every version itself. Other
 #   pip settings (indexes, find-links, PIP_EXTRA_INDEX_URL for a CPU-only torch index) still apply.
+# - --library-from DIR (or $OPSWEEP_LIBRARY_FROM) installs the surveyed library from a checkout,
+#   editable and without its dependencies, over the pinned release (a CI of the library itself).
 # - Progress goes to stderr; stdout carries only the venv's python path (or the --list / --check output).
 # - Exit 0 on success, 1 when installing or verifying fails, 2 for bad input.
 set -euo pipefail
@@ -30,7 +33,7 @@ checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 envs_dir="$checkout/envs"
 
 usage() {
-  echo "usage: torch-env.sh RELEASE [--root DIR] [--base-python PY] [--check] [--rebuild] | --list" >&2
+  echo "usage: torch-env.sh RELEASE [--root DIR] [--base-python PY] [--library-from DIR] [--check] [--rebuild] | --list" >&2
 }
 die_usage() { echo "torch-env.sh: $*" >&2; exit 2; }
 say() { echo "torch-env.sh: $*" >&2; }
@@ -47,6 +50,7 @@ releases() {
 release=""
 root=${OPSWEEP_ENV_ROOT:-$checkout/.opsweep/envs}
 base_python=${PYTHON:-python3}
+library_from=${OPSWEEP_LIBRARY_FROM:-}
 mode=build
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,8 +61,10 @@ while [ $# -gt 0 ]; do
     --root=*) root=${1#--root=} ;;
     --base-python) [ $# -ge 2 ] || die_usage "--base-python needs an interpreter"; base_python=$2; shift ;;
     --base-python=*) base_python=${1#--base-python=} ;;
+    --library-from) [ $# -ge 2 ] || die_usage "--library-from needs a folder"; library_from=$2; shift ;;
+    --library-from=*) library_from=${1#--library-from=} ;;
     -h|--help) usage; exit 0 ;;
-    -*) die_usage "unknown option '$1' (known: --root, --base-python, --check, --rebuild, --list)" ;;
+    -*) die_usage "unknown option '$1' (known: --root, --base-python, --library-from, --check, --rebuild, --list)" ;;
     *) [ -z "$release" ] || die_usage "one release at a time (got '$release' and '$1')"; release=$1 ;;
   esac
   shift
@@ -76,6 +82,10 @@ if [ ! -f "$req" ]; then
   die_usage "no requirements file envs/torch-$release.txt (known releases: ${known% })"
 fi
 [ -n "$root" ] || die_usage "--root is empty"
+if [ -n "$library_from" ]; then
+  [ -d "$library_from" ] || die_usage "--library-from $library_from is not a folder"
+  library_from=$(cd "$library_from" && pwd)
+fi
 mkdir -p "$root"
 root=$(cd "$root" && pwd)
 venv="$root/torch-$release"
@@ -87,6 +97,7 @@ stamp="$venv/opsweep-env.stamp"
 want_stamp() {
   echo "release $release"
   echo "harness $checkout/python"
+  [ -z "$library_from" ] || echo "library-from $library_from"
   sha256sum "$req" | cut -d' ' -f1
   { grep -E '^-[rc] ' "$req" || true; } | while read -r _ inc; do
     if [ -f "$envs_dir/$inc" ]; then sha256sum "$envs_dir/$inc" | cut -d' ' -f1; else echo "missing $inc"; fi
@@ -149,6 +160,10 @@ say "building $venv from envs/torch-$release.txt"
 # The requirements file is the whole constraint: lift the machine's cap for this install only.
 PIP_CONSTRAINT=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 "$py" -m pip install --no-input -r "$req" >&2 ||
   { say "pip install -r envs/torch-$release.txt failed (the venv at $venv is left unstamped)"; exit 1; }
+if [ -n "$library_from" ]; then
+  PIP_CONSTRAINT=/dev/null "$py" -m pip install --no-input --no-deps -e "$library_from" >&2 ||
+    { say "pip install -e $library_from failed (the venv at $venv is left unstamped)"; exit 1; }
+fi
 site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo "$checkout/python" > "$site/opsweep-harness.pth"
 "$py" -m pip freeze --all > "$venv/opsweep-freeze.txt"
