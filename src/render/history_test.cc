@@ -170,7 +170,9 @@ TEST(HistoryTest, EveryFormatCarriesTheHistory) {
   ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
   EXPECT_NE(html.find("data-h=\"changed since broken\""), std::string::npos);
   EXPECT_NE(html.find("<div class=\"mk mk-since\">since torch 2.13.0</div>"), std::string::npos);
-  EXPECT_NE(html.find("<i class=\"h-absent\" aria-hidden=\"true\"></i>"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"hs\" role=\"img\" title=\"torch 2.9.1 not surveyed, 2.13.0 yes, 2.15.0 yes\">"
+                      "<i class=\"h-absent\"></i><i class=\"h-ok\"></i><i class=\"h-ok\"></i></div>"),
+            std::string::npos);
   EXPECT_NE(html.find("id=\"changes-2.13.0-2.15.0\""), std::string::npos);
   EXPECT_NE(html.find("<option value=\"broken\">Broken since a release (1)</option>"), std::string::npos);
   const std::string md = WriteMarkdown(vm);

@@ -453,13 +453,13 @@ class Page {
     out_ += "</li>";
   }
 
-  // One cell's history: a square per release (its status, or hollow when not surveyed), the strip
-  // in words for screen readers and tooltips, and the mark.
+  // One cell's history: a square per release (its status, or hollow when not surveyed), and the
+  // mark. The strip is one image whose name (for screen readers, and the tooltip) is the strip in
+  // words; its squares are decoration.
   void Strip(const PathHistory& h) {
-    out_ += fmt::format("<div class=\"hs\" title=\"{0}\"><span class=\"vh\">{0}</span>", E(h.strip_text));
+    out_ += fmt::format("<div class=\"hs\" role=\"img\" title=\"{}\">", E(h.strip_text));
     for (const HistoryCell& cell : h.cells) {
-      out_ += cell.present ? fmt::format("<i class=\"h-{}\" aria-hidden=\"true\"></i>", cell.cell.token)
-                           : std::string("<i class=\"h-absent\" aria-hidden=\"true\"></i>");
+      out_ += fmt::format("<i class=\"h-{}\"></i>", cell.present ? cell.cell.token : "absent");
     }
     out_ += "</div>";
     if (h.mark != MarkKind::none) {
