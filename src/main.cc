@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
   opsweep::cli::RegisterMerge(app, &status);
   opsweep::cli::RegisterRender(app, &status);
   opsweep::cli::RegisterCoverage(app, &status);
+  opsweep::cli::RegisterExplain(app, &status);
+  opsweep::cli::RegisterResults(app, &status);
   opsweep::cli::RegisterDiff(app, &status);
   // The first word names the verb: one that does not exist is named as such, with the list.
   if (argc > 1 && argv[1][0] != '-' && !IsVerb(app, argv[1])) {

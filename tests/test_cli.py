@@ -17,7 +17,7 @@ import merge_db  # noqa: E402
 import run_helpers as h  # noqa: E402
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-VERBS = ("run", "merge", "render", "coverage", "diff")
+VERBS = ("run", "merge", "render", "coverage", "explain", "results", "diff")
 
 
 def code_lines(text):
@@ -57,9 +57,16 @@ def documented_command_lines():
 
 
 def help_text(binary, verb):
+    """The help of a verb, and of each of its own subcommands (`results export`, `results import`)."""
     p = subprocess.run([str(binary), verb, "--help"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, (verb, p.stderr)
-    return p.stdout
+    text = p.stdout
+    if "Subcommands:" in text:
+        for name in re.findall(r"^  ([a-z][\w-]*) ", text.split("Subcommands:", 1)[1], flags=re.M):
+            sub = subprocess.run([str(binary), verb, name, "--help"], capture_output=True, text=True, timeout=30)
+            assert sub.returncode == 0, (verb, name, sub.stderr)
+            text += sub.stdout
+    return text
 
 
 def test_the_docs_show_command_lines():
@@ -84,7 +91,7 @@ def test_an_unknown_verb_is_named_with_the_list_of_verbs(binary):
     p = subprocess.run([str(binary), "teleport"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2
     assert p.stderr == ("opsweep: error: 'teleport' is not a command; the commands are run, merge, render, "
-                        "coverage and diff (see opsweep --help)\n")
+                        "coverage, explain, results and diff (see opsweep --help)\n")
     p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "A subcommand is required" in p.stderr
 

@@ -104,7 +104,8 @@ def test_records_are_normalised_and_classified(tmp_path):
     assert crop["paths"]["export"]["reason"] == "data-dependent-branch"
     assert crop["paths"]["export"]["location"] == "kornia/augmentation/_2d/geometric/crop.py:88"
     assert crop["paths"]["compile"]["break_reasons"] == [
-        {"reason": "data-dependent-branch", "text": "generic_jump TensorVariable()"}]
+        {"reason": "data-dependent-branch", "text": "generic_jump TensorVariable()",
+         "location": "kornia/augmentation/_2d/geometric/crop.py:91"}]
 
     fund = records["find_fundamental"]
     assert fund["section"] == "epipolar"
@@ -145,6 +146,80 @@ def test_records_are_normalised_and_classified(tmp_path):
     assert "Something odd happened in ~/work/thing.py while exporting" in proc.stdout
     assert records["equalize"]["paths"]["onnx"]["error"] == \
         "Something odd happened in ~/work/thing.py while exporting"
+
+
+def test_checks_notes_and_break_locations_reach_the_snapshot(tmp_path):
+    db = write_db(standard_survey(), tmp_path / "results.db")
+    out, _ = merged(tmp_path, db)
+    records = {r["name"]: r for r in json.loads(out.read_text())["records"]}
+    # record.checks -> one text per check: "passed", "failed: why", "not run: why" (cleaned).
+    assert records["rgb_to_grayscale"]["paths"]["onnx"]["checks"] == {"fresh_inputs": "passed"}
+    assert records["find_fundamental"]["paths"]["export"]["checks"] == {
+        "fresh_inputs": "not run: the case opted out: only the points in ~/data/points.npy are valid"}
+    assert records["RandomCrop[p=0.5][random]"]["paths"]["onnx"]["checks"] == {
+        "fresh_inputs": "passed", "randomness": "passed"}
+    assert records["RandomCrop[p=0.5][random]"]["paths"]["compile"]["checks"]["randomness"] == (
+        "not run: eager gives the same outputs under 9 seeds (no randomness reaches them): values compared with eager")
+    assert records["gaussian_blur2d[sigma=(1.5, 1.5)]"]["paths"]["onnx"]["checks"] == {
+        "fresh_inputs": "not run: the capture already differs on its trace inputs"}
+    # A record without checks (a failure before the capture ran, an engine-made crash) has none.
+    assert "checks" not in records["equalize"]["paths"]["compile"]
+    assert "checks" not in records["gaussian_blur2d[sigma=(1.5, 1.5)]"]["paths"]["compile"]
+    # record.notes -> "notes": cleaned (colour codes, home paths), empty and repeated ones dropped;
+    # omitted when there is none.
+    assert records["draw_line"]["paths"]["compile"]["notes"] == [
+        "the job left torch's thread-local state changed (inference mode changed from False to True); the worker "
+        "restored it", "seen in ~/work/probe.py"]
+    assert "notes" not in records["rgb_to_grayscale"]["paths"]["onnx"]  # [] in the record
+    # break_frames -> each break reason's "location" (its first frame), omitted when unknown.
+    assert records["find_fundamental"]["paths"]["compile"]["break_reasons"] == [
+        {"reason": "tensor-read-back", "text": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+         "location": "kornia/geometry/epipolar/fundamental.py:77"},
+        {"reason": "unclassified", "text": "Some brand-new graph break nobody has a rule for, raised in ~/.cache/x.py"}]
+
+
+def test_records_without_the_optional_fields_give_the_snapshot_they_always_gave(tmp_path):
+    # Records written before checks, notes and break_frames existed: none of them in the snapshot.
+    survey = standard_survey()
+    for r in survey.results.values():
+        for key in ("checks", "notes", "break_frames"):
+            r["record"].pop(key, None)
+    out, _ = merged(tmp_path, write_db(survey, tmp_path / "results.db"))
+    data = json.loads(out.read_text())
+    for r in data["records"]:
+        for outcome in r["paths"].values():
+            assert "checks" not in outcome and "notes" not in outcome
+            assert all(set(b) == {"reason", "text"} for b in outcome["break_reasons"])
+
+
+def test_a_failure_raised_in_registry_code_is_located_there_and_classified_registry_error(tmp_path):
+    db = write_db(merge_db.add_registry_failure(standard_survey()), tmp_path / "results.db")
+    out, _ = merged(tmp_path, db)
+    data = json.loads(out.read_text())
+    wrapped = next(r for r in data["records"] if r["name"] == "tensor_to_image[wrapped]")["paths"]
+    # No library frame: the registry's innermost frame.
+    assert wrapped["onnx"]["location"] == "cases_misc.py:120"
+    assert wrapped["onnx"]["reason"] == "registry-error"
+    assert wrapped["onnx"]["detail"] == "raised in the registry's code: .numpy() is not supported for tensor subclasses."
+    # Raised in the registry although kornia is on the stack further out: still the registry's line.
+    assert wrapped["export"]["location"] == "cases_misc.py:121"
+    assert wrapped["export"]["reason"] == "registry-error"
+    assert data["reasons"]["registry-error"]["component"] == "registry"
+    # A failed check says what differed; the outcome is the fresh-input mismatch.
+    assert wrapped["compile"]["reason"] == "fresh-input-mismatch"
+    assert wrapped["compile"]["checks"] == {
+        "fresh_inputs": "failed: output 0: max abs diff 1, 4 of 192 elements outside atol=0.0002 rtol=0.001"}
+    # Without the marker on the chain (an older harness, or a failure raised elsewhere) the rule does
+    # not apply, even with registry frames: the classifier reads the chain, not the frames. The same
+    # error then reads as the library's read-back: what the marker is there to prevent.
+    survey = merge_db.add_registry_failure(standard_survey())
+    err = survey.results[("tensor_to_image[wrapped]", "onnx")]["record"]["error"]
+    err["chain"] = err["chain"].split("\n", 1)[1]
+    err["raised_in"] = ""
+    out, _ = merged(tmp_path, write_db(survey, tmp_path / "plain.db"), name="plain.json")
+    plain = next(r for r in json.loads(out.read_text())["records"] if r["name"] == "tensor_to_image[wrapped]")
+    assert plain["paths"]["onnx"]["reason"] == "tensor-read-back"
+    assert plain["paths"]["onnx"]["location"] == ""  # not raised in the registry, no library frame
 
 
 def test_no_absolute_paths_or_colour_codes_reach_the_snapshot(tmp_path):

@@ -138,6 +138,36 @@ def test_bad_graph_break_counts_are_problems(tmp_path):
     assert "LoFTR / compile: graph_breaks is 1.5 (must be a whole number, 0 or more)" in proc.stderr
 
 
+def test_checks_notes_and_break_frames_of_the_wrong_shape_are_problems(tmp_path):
+    # A check that ran must say whether it passed: guessing "not run" or "passed" for it would put
+    # a claim on the page that nobody measured.
+    survey = standard_survey()
+    check = merge_db.check
+    survey.result("draw_line", "compile", record("ok", graph_breaks=0, checks={"fresh_inputs": check(True, None)}))
+    survey.result("rgb_to_grayscale", "onnx", record("ok", checks={"fresh_inputs": {"passed": True}}))
+    survey.result("rgb_to_grayscale", "export", record("ok", checks={"fresh_inputs": check(False, True, "x")}))
+    survey.result("rgb_to_grayscale", "compile", record("ok", graph_breaks=0, checks=["fresh_inputs"]))
+    survey.result("find_fundamental", "export", record("ok", notes="a note"))
+    survey.result("LoFTR", "compile", record("n/a", "skip", notes=[{"text": "x"}]))
+    survey.result("RandomCrop[p=0.5][random]", "compile", record(
+        "ok-breaks", graph_breaks=1, break_reasons=["x"], break_frames=["kornia/x.py:1"]))
+    survey.result("LoFTR", "onnx", record("n/a", "skip", checks={"Fresh": check(False)}))
+    db = write_db(survey, tmp_path / "results.db")
+    out = existing_snapshot(tmp_path)
+    proc = run_merge(db, "-o", str(out))
+    assert proc.returncode == 1
+    for needle in ["draw_line / compile: checks.fresh_inputs ran but 'passed' is not true or false",
+                   "rgb_to_grayscale / onnx: checks.fresh_inputs.ran is not true or false",
+                   "rgb_to_grayscale / export: checks.fresh_inputs did not run but has 'passed' true",
+                   "rgb_to_grayscale / compile: checks is not an object",
+                   "find_fundamental / export: notes is not a list",
+                   "LoFTR / compile: notes holds something that is not text",
+                   "RandomCrop[p=0.5][random] / compile: break_frames holds something that is not a list of frames",
+                   "LoFTR / onnx: check id 'Fresh' is not lowercase letters, digits, '_' or '-'"]:
+        assert needle in proc.stderr, (needle, proc.stderr)
+    assert_untouched(tmp_path, out)
+
+
 def test_every_problem_is_listed_in_one_message(tmp_path):
     survey = standard_survey()
     del survey.results[("LoFTR", "onnx")]

@@ -117,7 +117,7 @@ def test_a_toy_path_is_one_new_module(binary, tmp_path):
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     # Planned: 3 cases x 2 paths.
-    assert "6 jobs planned (from 3 cases x 2 paths): 6 to run, 0 current" in run.stderr
+    assert "6 jobs planned (from 3 cases x 2 paths): 6 to run: 6 new; 0 current" in run.stderr
 
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:

@@ -45,6 +45,18 @@ def test_golden(binary, tmp_path, kind):
         assert produced == f.read(), f"{kind} differs from {golden} (OPSWEEP_UPDATE_GOLDEN=1 rewrites it)"
 
 
+def test_the_committed_kornia_pages_are_the_render_of_its_snapshot(binary, tmp_path):
+    # The published pages must say what the committed snapshot says, to the byte: a change of the
+    # renderer or its assets re-renders them; a snapshot without the optional fields added since
+    # (checks, notes, break locations) renders with none of what they add.
+    kornia = os.path.join(os.path.dirname(__file__), "..", "snapshots", "kornia")
+    result, paths = render(binary, os.path.join(kornia, "snapshot.json"), tmp_path)
+    assert result.returncode == 0, result.stderr
+    for kind, committed in (("html", "index.html"), ("rst", "page.rst"), ("md", "page.md")):
+        with open(os.path.join(kornia, committed), "rb") as f:
+            assert paths[kind].read_bytes() == f.read(), f"snapshots/kornia/{committed} is not the render of snapshot.json"
+
+
 def test_deterministic_to_the_byte(binary, tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

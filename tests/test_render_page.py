@@ -29,10 +29,44 @@ def token(status):
     return "na" if status == "n/a" else status
 
 
+# What a row's details say about each check (docs/page.md): (passed, failed, not run).
+CHECK_WORDS = {
+    "fresh_inputs": ("checked on fresh inputs", "failed on fresh inputs", "not checked on fresh inputs"),
+    "randomness": ("checked that randomness survives capture", "randomness check failed", "randomness not checked"),
+}
+
+
+def parse_check(text):
+    """("passed" | "failed" | "not run", why) of a snapshot check text (docs/formats.md section 5)."""
+    for state in ("passed", "failed", "not run"):
+        if text == state:
+            return state, ""
+        if text.startswith(state + ": "):
+            return state, text[len(state) + 2:]
+    raise AssertionError(f"not a check text: {text!r}")
+
+
+def check_line(check_id, text):
+    state, why = parse_check(text)
+    passed, failed, not_run = CHECK_WORDS[check_id]
+    if state == "passed":
+        return f"{passed} ({why})" if why else passed
+    words = failed if state == "failed" else not_run
+    return f"{words}: {why}" if why else words
+
+
+def fresh_unchecked(record):
+    """A path says yes but its capture was not run on fresh inputs: the filter "not-fresh"."""
+    return any(o["status"] in SUPPORTED and parse_check(o.get("checks", {}).get("fresh_inputs", "passed"))[0] == "not run"
+               for o in record["paths"].values())
+
+
 def passes_filter(record, value, paths):
     statuses = [record["paths"][p]["status"] for p in paths]
     if value == "all":
         return True
+    if value == "not-fresh":
+        return fresh_unchecked(record)
     if value == "failure":
         return any(s in FAILURE for s in statuses)
     if value == "breaks":
@@ -53,9 +87,10 @@ def path_ids(snapshot):
 
 
 def search_text(record, snapshot):
-    """Name, variant, and per path: detail, error, location, reason id and title, and each break
-    reason ({"reason": id, "text": ...}, as merge writes them): its reason's title when a rule
-    classified it, else Dynamo's text."""
+    """Name, variant, and per path: detail, error, location, reason id and title, each break
+    reason ({"reason": id, "text": ..., "location": ...}, as merge writes them): its reason's title
+    when a rule classified it, else Dynamo's text, and its location; each check as the details word
+    it, and each note."""
     parts = [record["name"], record["variant"]]
     for path in path_ids(snapshot):
         outcome = record["paths"][path]
@@ -65,6 +100,9 @@ def search_text(record, snapshot):
         for item in outcome["break_reasons"]:
             classified = item["reason"] in snapshot["reasons"] and item["reason"] != "unclassified"
             parts.append(snapshot["reasons"][item["reason"]]["title"] if classified else item["text"])
+            parts.append(item.get("location", ""))
+        parts += [check_line(check_id, text) for check_id, text in outcome.get("checks", {}).items()]
+        parts += ["note: " + note for note in outcome.get("notes", [])]
     return " ".join(parts).lower()
 
 
@@ -185,6 +223,63 @@ def test_every_filter_shows_exactly_its_rows(browser, page, snapshot):
     select.select_by_value("onnx:fail")
     type_search(browser, "lowering")
     assert visible_rows(browser) == expected(snapshot, "lowering", "onnx:fail") != []
+
+
+def test_not_checked_on_fresh_inputs_filter_and_check_details(browser, page, snapshot):
+    load(browser, page)
+    select = Select(browser.find_element(By.ID, "f"))
+    select.select_by_value("not-fresh")
+    want = expected(snapshot, "", "not-fresh")
+    assert want == ["Boxes.from_tensor", "warp_affine"]  # rgb_to_hsv's unchecked ONNX is a mismatch: not a yes
+    assert visible_rows(browser) == want
+    assert select.first_selected_option.text == "Not checked on fresh inputs (2)"
+    assert browser.current_url.endswith("#f=not-fresh")
+    # Each path's checks, in the row's details, shared by the paths that say the same.
+    items = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-name=\"warp_affine\"] li.ck')).map(li => li.textContent)")
+    assert items == ["ONNX: not checked on fresh inputs: the case opted out: <b>only</b> these corner points are valid",
+                     "export: checked on fresh inputs",
+                     "compile: not checked on fresh inputs: no floating input with more than one value to vary"]
+    select.select_by_value("all")
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-name='ColorJitter[random]']").text
+    assert "ONNX, export, compile: checked on fresh inputs" in row
+    assert "ONNX, export: checked that randomness survives capture" in row
+    assert "compile: randomness not checked: eager gives the same outputs under 9 seeds" in row
+    # Search sees checks, notes and graph-break locations.
+    for query, names in (("opted out", ["warp_affine"]), ("no floating input", ["Boxes.from_tensor", "warp_affine"]),
+                         ("worker restored it", ["warp_perspective"]), ("affine.py:61", ["RandomAffine"]),
+                         ("failed on fresh inputs", ["rgb_to_lab"])):
+        type_search(browser, query)
+        assert visible_rows(browser) == expected(snapshot, query) == names, query
+    type_search(browser, "")
+    # The legend says what the checks are.
+    legend = browser.find_element(By.ID, "legend").text
+    assert 'the filter "Not checked on fresh inputs" shows the rows where a path says yes without that check' in legend
+
+
+def test_notes_are_shown_escaped(browser, page):
+    load(browser, page)
+    notes = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-name=\"warp_perspective\"] li.nt')).map(li => li.textContent)")
+    assert notes == ["ONNX: note: <script>alert(3)</script> & a note",
+                     "compile: note: the job left torch's thread-local state changed (inference mode changed from "
+                     "False to True); the worker restored it"]
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text
+
+
+def test_a_failure_raised_in_registry_code_is_located_there_and_blamed_on_the_registry(browser, page, snapshot):
+    record = next(r for r in snapshot["records"] if r["name"] == "Boxes.from_tensor[mode=xywh]")
+    assert record["paths"]["onnx"]["reason"] == "registry-error"
+    load(browser, page)
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-name='Boxes.from_tensor[mode=xywh]']")
+    line = row.find_element(By.CSS_SELECTOR, "td.d li")
+    assert line.find_element(By.CSS_SELECTOR, ".p").text == "ONNX, export:"
+    assert line.find_element(By.CSS_SELECTOR, ".loc").text == "cases_geom.py:120"
+    link = line.find_element(By.CSS_SELECTOR, "a.rl")
+    assert link.text == "\u2192 Fails in the case's own code"
+    entry = browser.find_element(By.ID, link.get_attribute("href").split("#")[1])
+    assert "Who can fix it\nregistry" in entry.text or "Who can fix it registry" in entry.text, entry.text
 
 
 def test_state_goes_to_the_url_and_comes_back(browser, page, snapshot):
@@ -315,6 +410,9 @@ def large_snapshot(count, seed=7):
                 if status == "ok-breaks" else [],
                 "op_types": [],
             }
+            if status in SUPPORTED:  # what the harness records for a capture that ran
+                paths[path]["checks"] = {"fresh_inputs": rng.choice(
+                    ["passed"] * 6 + ["not run: no floating input with more than one value to vary"])}
         records.append({"name": name, "operator": operator, "variant": f"v{i}", "package": package,
                         "section": section, "group": f"{package}.{section}", "target": f"kornia.{operator}",
                         "note": "", "tags": [], "check": True, "api": None, "paths": paths})
@@ -346,7 +444,7 @@ def test_filtering_2000_rows_stays_fast(browser, binary, tmp_path):
           document.body.getBoundingClientRect();
           out.push(performance.now() - t0);
         }
-        for (const value of ['failure', 'compile:ok-breaks', 'all-ok', 'onnx:fail', 'all']) {
+        for (const value of ['failure', 'compile:ok-breaks', 'all-ok', 'onnx:fail', 'not-fresh', 'all']) {
           const t0 = performance.now();
           select.value = value;
           select.dispatchEvent(new Event('change'));
@@ -367,6 +465,8 @@ def test_filtering_2000_rows_stays_fast(browser, binary, tmp_path):
     type_search(browser, "blur")
     script_ms = browser.execute_script("return window.opsweepFilterMs")
     assert visible_rows(browser) == expected(big, "blur")
+    Select(browser.find_element(By.ID, "f")).select_by_value("not-fresh")
+    assert visible_rows(browser) == expected(big, "blur", "not-fresh") != []
     report = {"rows": 2000, "load_s": round(load_s, 3), "max_ms": round(max(times), 1), "all_ms": [round(t) for t in times],
               "frames_ms": [round(t) for t in frames],
               "median_ms": round(sorted(times)[len(times) // 2], 1), "script_only_ms": round(script_ms, 1),

@@ -187,3 +187,36 @@ def test_restart_cap_stops_the_run(tmp_path):
     assert "more than the cap of 2" in p.stderr.strip().splitlines()[-1]
     assert len(h.results(db)) == 3
     assert h.runs(db)[-1]["finished"]
+
+
+def test_workers_that_load_different_cases_stop_the_run_naming_the_case(tmp_path):
+    # The second worker's registry draws other inputs (another fingerprint for one case): the run
+    # stops, and the message says which case differs, how, and in which workers.
+    state = tmp_path / "state"
+    state.mkdir()
+    cases = [{"name": f"ok_{i}", "sleep": 0.2} for i in range(6)]
+    cases[2]["name"] = "rgb_to_grayscale"
+    cases[2]["fingerprint"] = "9d8e7f6a5b4c3d2e1f00aa"
+    cases[2]["later"] = {"fingerprint": "3f2a9c0d1e4b5a6c7d8ebb"}
+    reg = h.write_registry(tmp_path, cases, state_dir=str(state))
+    db = tmp_path / "d.db"
+    p = h.run(["--cases", reg, "--db", str(db), "--paths", "onnx", "-j", "2"], tmp_path)
+    assert p.returncode == 2, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.endswith(
+        "worker 1 loaded different cases than worker 0: case 'rgb_to_grayscale' has fingerprint 3f2a9c0d1e4b... in "
+        "worker 1 and 9d8e7f6a5b4c... in worker 0 (does its registry draw random inputs without a seed, or did it "
+        "change during the run?)"), p.stderr
+
+
+def test_a_case_missing_in_a_later_worker_is_named(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    cases = [{"name": f"ok_{i}", "sleep": 0.2} for i in range(6)]
+    cases[4]["later"] = None  # left out by every worker but the first
+    reg = h.write_registry(tmp_path, cases, state_dir=str(state))
+    p = h.run(["--cases", reg, "--db", str(tmp_path / "d.db"), "--paths", "onnx", "-j", "2"], tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines()[-1].endswith(
+        "worker 1 loaded different cases than worker 0: case 'ok_4' is in worker 0's inventory but not in worker 1's "
+        "(did a registry change during the run?)"), p.stderr

@@ -4,29 +4,38 @@ Contract of ``run_job`` (never raises for anything the case or torch does):
 1. ``case.skip`` set: ``n/a`` at step ``skip``, the reason as detail; nothing runs.
 2. A fresh eager reference: a fresh CaseModule (deep copies of the target and kwargs; eval mode
    for check=True cases, the registry's mode for check=False ones), copies of the inputs,
-   torch / numpy / random seeded with 0, ``torch.no_grad()``. Only during this call a ``sys.settrace`` tracer
-   records the files of every Python frame entered ('call' events, no line tracing); the library's
-   files among them become ``sources``. The eager call raising: ``n/a`` at ``eager`` with the
-   error kept. No tensor in the result: ``n/a`` at ``no-tensor``.
+   torch / numpy / random seeded with 0, ``torch.no_grad()``. The library's files of the code this
+   call entered, and of the code that built a lazy target, become ``sources``. The eager call (or
+   the target's construction) raising: ``n/a`` at ``eager`` with the error kept. No tensor in the
+   result: ``n/a`` at ``no-tensor``.
 3. The path's probe (paths/), in a private temp dir. An exception escaping it is ``fail`` at the
    step the probe had reached, with its evidence. Probes judge through ``ProbeContext.verify``:
-   the captured program on the trace inputs, on fresh inputs, and under two seeds for check=False
-   cases, each against eager on the same inputs and seed (``eager_outputs``); the record's
-   ``checks`` says which of these ran, and why not.
+   the captured program on the trace inputs, on fresh inputs, and under several seeds for
+   check=False cases, each against eager on the same inputs and seed (``eager_calls``); the
+   record's ``checks`` says which of these ran, and why not. A capture that raises on the fresh
+   inputs only is ``fail`` at the probe's run step, its detail saying so.
+4. ``notes`` starts empty; the worker adds what it observed around the job (a thread-local torch
+   state the job left changed and that was restored, or why it poisoned the worker).
+5. From the target's construction to the end of the probe ``deps.Recorder``s note the code entered
+   (and the code Dynamo traced); with a ``DepsTracker`` the record's ``deps`` lists the library
+   functions and modules the result depends on, with their digests (deps.py; null when the
+   recording cannot be trusted; empty maps for a skipped case: nothing ran). A lazy target is built
+   once per worker: the code its construction entered is kept per case and counted by every job
+   of the case.
 Every text is scrubbed of absolute paths. Timings are seconds rounded to 4 decimals; a stage
-that did not run is null.
+that did not run is null; ``total_s`` includes the extra runs of the checks.
 """
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from typing import Any
 
 import torch
 
-from opsweep.case import Case
+from opsweep.case import Case, Lazy, construction_files, materialize
+from opsweep.deps import DepsTracker, Recorder, prepare_recording
 from opsweep.evidence import evidence, scrub
 from opsweep.flatten import describe, flatten
 from opsweep.library import Library
@@ -38,47 +47,66 @@ def _seconds(x: float | None) -> float | None:
     return None if x is None else round(float(x), 4)
 
 
-def _trace_eager(case: Case) -> tuple[Any, set[str]]:
-    """Run the eager reference under the source tracer; returns (raw result, file names)."""
-    files: set[str] = set()
-    add = files.add
-
-    def tracer(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            add(frame.f_code.co_filename)
-        return None
-
-    module = make_module(case, flat_outputs=False)
-    inputs = fresh_inputs(case)
-    seed_everything(0)
-    previous = sys.gettrace()
-    try:
+def _run_eager(case: Case, recorder: Recorder) -> Any:
+    """The eager reference, its module built and called under ``recorder``; the raw result."""
+    with recorder:
+        module = make_module(case, flat_outputs=False)
+        inputs = fresh_inputs(case)
+        seed_everything(0)
         with torch.no_grad():
-            sys.settrace(tracer)
-            try:
-                raw = module(*inputs)
-            finally:
-                sys.settrace(previous)
-    except BaseException as e:  # noqa: BLE001
-        e.opsweep_sources = files  # type: ignore[attr-defined]
+            return module(*inputs)
+
+
+# id(lazy case) -> (the lazy case, the recorder of its construction): materialize builds a target
+# once per worker; every later job of the case depends on that construction all the same.
+_CONSTRUCTED: dict[int, tuple[Case, Recorder]] = {}
+
+
+def _materialize(case: Case) -> tuple[Case, Recorder]:
+    """The case ready to run, and the recorder of its target's construction (empty for a case whose
+    target is not lazy). A lazy target built outside a job (nobody recorded its construction)
+    gives a recorder with a problem: the job's deps are then unknown."""
+    recorder = Recorder()
+    if not isinstance(case.target, Lazy):
+        return case, recorder
+    known = _CONSTRUCTED.get(id(case))
+    if known is not None and known[0] is case:
+        return materialize(case), known[1]
+    built_before = bool(construction_files(case))
+    try:
+        with recorder:
+            ready = materialize(case)
+    except BaseException as e:  # the construction's failure is the job's finding: keep what it ran
+        e.opsweep_recorder = recorder  # type: ignore[attr-defined]
         raise
-    return raw, files
+    if built_before:
+        recorder.problem = "the lazy target was built before any job recorded its construction"
+    _CONSTRUCTED[id(case)] = (case, recorder)
+    return ready, recorder
 
 
-def eager_outputs(case: Case, inputs: tuple[torch.Tensor, ...], seed: int) -> list[torch.Tensor]:
-    """The eager reference on other inputs or under another seed: a fresh module, the seed set for
-    torch / numpy / random, no_grad; flat, detached copies. Raises what the case raises."""
+def eager_calls(case: Case, calls: list[tuple[tuple[torch.Tensor, ...], int]]) -> list[list[torch.Tensor]]:
+    """The eager reference on other inputs or under other seeds: ``calls`` ((inputs, seed) pairs)
+    made in turn on ONE fresh module, each under its seed (torch / numpy / random) and no_grad;
+    each call's flat outputs as detached copies. Raises what the case raises."""
     module = make_module(case, flat_outputs=False)
-    seed_everything(seed)
-    with torch.no_grad():
-        raw = module(*inputs)
-    return [t.detach().clone() for t in flatten(raw)]
+    out = []
+    for inputs, seed in calls:
+        seed_everything(seed)
+        with torch.no_grad():
+            raw = module(*inputs)
+        out.append([t.detach().clone() for t in flatten(raw)])
+    return out
 
 
 def _sources(files: set[str], library: Library | None) -> list[str]:
     if library is None:
         return []
-    return sorted({rel for rel in (library.relative(f) for f in files) if rel is not None})
+    return sorted({rel for rel in (library.relative(f) for f in files if f[:1] != "<") if rel is not None})
+
+
+def _files(*recorders: Recorder) -> set[str]:
+    return {code.co_filename for r in recorders for code in r.all_codes()}
 
 
 def new_record() -> dict[str, Any]:
@@ -89,18 +117,36 @@ def new_record() -> dict[str, Any]:
         "error": None,
         "graph_breaks": None,
         "break_reasons": [],
+        "break_frames": [],
         "onnx": None,
         "outputs": None,
         "timings": {"eager_s": None, "capture_s": None, "run_s": None, "total_s": None},
         "sources": [],
         "checks": {},
+        "notes": [],
+        "deps": None,
     }
 
 
-def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> dict[str, Any]:
+def run_job(
+    case: Case, path: str, *, library: Library | None, threads: int, tracker: DepsTracker | None = None
+) -> dict[str, Any]:
     """The record of ``case`` through ``path`` (see the module docstring)."""
-    start = time.perf_counter()
     record = new_record()
+    recorders: list[Recorder] = []
+    _run(case, path, record, library, threads, recorders)
+    if tracker is not None:
+        merged = Recorder()
+        for r in recorders:
+            merged = merged.merged(r)
+        record["deps"] = tracker.end(merged)
+    return record
+
+
+def _run(case: Case, path: str, record: dict[str, Any], library: Library | None, threads: int,
+         recorders: list[Recorder]) -> None:
+    """Fills ``record``; every recorder it used is appended to ``recorders``."""
+    start = time.perf_counter()
 
     def finish(status: str, step: str, detail: str = "") -> dict[str, Any]:
         record["status"], record["step"], record["detail"] = status, step, scrub(detail, library)
@@ -109,25 +155,54 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
 
     spec = PATHS.get(path)
     if spec is None:
-        return finish("fail", "worker", f"unknown path {path!r} (known: {', '.join(PATHS)})")
+        finish("fail", "worker", f"unknown path {path!r} (known: {', '.join(PATHS)})")
+        return
     if case.skip:
-        return finish("n/a", "skip", case.skip)
+        finish("n/a", "skip", case.skip)
+        return
 
+    prepare_recording()  # imports torch._dynamo once per worker: not the eager call's time
     t0 = time.perf_counter()
     try:
-        raw, files = _trace_eager(case)
+        case, built = _materialize(case)  # a lazy target is built now, once per worker
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - constructing the target is part of eager
+        recorders.append(getattr(e, "opsweep_recorder", Recorder()))
+        record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
+        record["error"] = evidence(e, library)
+        finish("n/a", "eager", f"constructing the target raised {type(e).__name__}")
+        return
+    recorders.append(built)
+    built_files = set(construction_files(case)) | _files(built)
+    eager = Recorder()
+    recorders.append(eager)
+    try:
+        raw = _run_eager(case, eager)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the eager failure is the finding
         record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
-        record["sources"] = _sources(getattr(e, "opsweep_sources", set()), library)
+        record["sources"] = _sources(_files(eager) | built_files, library)
         record["error"] = evidence(e, library)
-        return finish("n/a", "eager", f"the eager call raised {type(e).__name__}")
+        finish("n/a", "eager", f"the eager call raised {type(e).__name__}")
+        return
+    record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
+    record["sources"] = _sources(_files(eager) | built_files, library)
+    probe = Recorder()
+    recorders.append(probe)
+    held = [raw]
+    del raw
+    with probe:
+        _probe(case, spec, held, record, finish, library, threads)
+
+
+def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finish: Any, library: Library | None,
+           threads: int) -> dict[str, Any]:
+    """Everything after the eager reference (``held``: its raw result): flattening it, then the
+    path's probe."""
+    raw = held.pop()
     try:
         expected = [t.detach().clone() for t in flatten(raw)]
     except Exception as e:  # noqa: BLE001
         record["error"] = evidence(e, library)
         return finish("n/a", "no-tensor", f"the eager result could not be flattened: {type(e).__name__}")
-    record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
-    record["sources"] = _sources(files, library)
     if not expected:
         return finish("n/a", "no-tensor", f"the eager result ({type(raw).__name__}) holds no tensor")
     record["outputs"] = describe(expected)
@@ -140,7 +215,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
             threads=threads,
             workdir=workdir,
             library=library,
-            eager=lambda inputs, seed: eager_outputs(case, inputs, seed),
+            eager=lambda calls: eager_calls(case, calls),
         )
         failure: BaseException | None = None
         try:
@@ -155,6 +230,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
             )
     record["graph_breaks"] = ctx.graph_breaks
     record["break_reasons"] = list(ctx.break_reasons)
+    record["break_frames"] = [list(f) for f in ctx.break_frames]
     record["onnx"] = ctx.onnx
     record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)

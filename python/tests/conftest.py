@@ -29,8 +29,10 @@ def statuses_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     w = Worker([STATUSES_REGISTRY], log, env={"TORCHINDUCTOR_CACHE_DIR": INDUCTOR_CACHE})
     hello = w.receive()
     inventory = w.receive()
+    index = w.receive()
     assert hello and hello["type"] == "hello", (hello, w.log())
     assert inventory and inventory["type"] == "inventory", (inventory, w.log())
+    assert index and index["type"] == "index", (index, w.log())
     results: dict[tuple[str, str], dict[str, Any]] = {}
     messages = []
     for entry in inventory["cases"]:

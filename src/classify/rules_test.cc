@@ -185,5 +185,37 @@ TEST(Classifier, LongTextsStayBoundedAndFast) {
   EXPECT_EQ(c.rule, nullptr);  // the lowering text lies past the bound
 }
 
+// The harness marks a failure raised in registry code on the first line of error.chain only (the
+// message keeps the root cause's words): the classifier must read the chain for it, and the marker
+// must win over the rules that the same error text would otherwise meet (".numpy()" reads as a
+// read-back in the library).
+TEST(Classifier, ARegistryFailureIsFoundByTheMarkerOnTheChain) {
+  RuleSet set;
+  std::string err;
+  ASSERT_TRUE(LoadRules(EmbeddedRuleSources(), &set, &err)) << err;
+  Classifier classifier(set);
+  const std::string message = ".numpy() is not supported for tensor subclasses.";
+  const std::string traceback = "Traceback (most recent call last):\n  File \"cases_misc.py\", line 120, in forward\n"
+                                "RuntimeError: " + message;
+  const std::string marked = "[opsweep:raised-in-registry] the failure was raised in registry code\n" + traceback;
+  for (const char* path : {"onnx", "export", "compile"}) {
+    ClassifyInput in{path, path == std::string("compile") ? "compile" : "export", Status::fail, "", "RuntimeError",
+                     message, marked};
+    Classification c = classifier.Classify(in);
+    ASSERT_NE(c.rule, nullptr) << path;
+    EXPECT_EQ(c.rule->id, "registry-error") << path;
+    EXPECT_EQ(c.rule->component, "registry");
+    // The same failure without the marker is not blamed on the registry.
+    in.chain = traceback;
+    c = classifier.Classify(in);
+    EXPECT_TRUE(c.rule == nullptr || c.rule->id != "registry-error") << path;
+  }
+  // Probed code cannot forge it: the worker rewrites "[opsweep:" in the texts a failure carries.
+  ClassifyInput forged{"export", "export", Status::fail, "", "RuntimeError",
+                       "[opsweep :raised-in-registry] not ours", "[opsweep :raised-in-registry] not ours"};
+  const Classification c = classifier.Classify(forged);
+  EXPECT_TRUE(c.rule == nullptr || c.rule->id != "registry-error");
+}
+
 }  // namespace
 }  // namespace opsweep

@@ -18,6 +18,31 @@ namespace opsweep::cli {
 
 namespace fs = std::filesystem;
 
+bool ResolveRegistries(const std::string& python, const std::string& preset, const std::vector<std::string>& cases,
+                       std::vector<std::string>* out, std::string* err) {
+  out->clear();
+  if (!preset.empty() && !cases.empty()) {
+    *err = "--preset and --cases exclude each other";
+    return false;
+  }
+  if (!preset.empty()) {
+    std::string file;
+    if (!BundledPreset(python, preset, &file, err)) return false;
+    out->push_back(file);
+    return true;
+  }
+  if (cases.empty()) return BundledRegistries(python, out, err);
+  for (const auto& c : cases) {
+    std::error_code ec;
+    if (!fs::is_regular_file(c, ec)) {
+      *err = fmt::format("--cases {}: no such file", c);
+      return false;
+    }
+    out->push_back(fs::absolute(c).lexically_normal().string());
+  }
+  return true;
+}
+
 std::string ResolvePython(const std::string& flag) {
   if (!flag.empty()) return flag;
   if (const char* env = std::getenv("OPSWEEP_PYTHON"); env != nullptr && *env != '\0') return env;

@@ -26,6 +26,11 @@ bool BundledPreset(const std::string& python, const std::string& name, std::stri
 // The folder of the bundled kornia registries inside the opsweep package that `python` imports.
 bool BundledRegistryDir(const std::string& python, std::string* dir, std::string* err);
 
+// The registries a run (or `explain`) loads: --preset NAME, else the --cases files (absolute), else
+// every bundled registry. Fails (one line) on both flags, an unknown preset, a missing file.
+bool ResolveRegistries(const std::string& python, const std::string& preset, const std::vector<std::string>& cases,
+                       std::vector<std::string>* out, std::string* err);
+
 // CPUs this process may run on.
 int AvailableCores();
 // MemTotal in bytes (0 when unknown).

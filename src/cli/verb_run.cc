@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_status.h"
@@ -49,6 +50,8 @@ struct RunOptions {
   long long memory_limit_mb = 0;
   int max_restarts = 50;
   bool retry_failed = false;
+  bool dry_run = false;
+  bool explain = false;
 };
 
 int Error(int code, const std::string& message) {
@@ -134,28 +137,28 @@ int Run(RunOptions o) {
 
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
-  if (!o.preset.empty() && !o.cases.empty()) return Error(kExitBadInput, "--preset and --cases exclude each other");
-  if (!o.preset.empty()) {
-    std::string file;
-    if (!BundledPreset(python, o.preset, &file, &err)) return Error(kExitBadInput, err);
-    registries.push_back(file);
-  } else if (o.cases.empty()) {
-    if (!BundledRegistries(python, &registries, &err)) return Error(kExitBadInput, err);
-  } else {
-    for (const auto& c : o.cases) {
-      std::error_code ec;
-      if (!fs::is_regular_file(c, ec)) return Error(kExitBadInput, fmt::format("--cases {}: no such file", c));
-      registries.push_back(fs::absolute(c).lexically_normal().string());
-    }
-  }
+  if (!ResolveRegistries(python, o.preset, o.cases, &registries, &err)) return Error(kExitBadInput, err);
 
   // The database (its directory is created) before any worker starts: a refused file costs nothing.
+  // A dry run reads it if it exists and creates nothing.
   fs::path db_path = fs::absolute(o.db).lexically_normal();
   std::error_code ec;
-  fs::create_directories(db_path.parent_path(), ec);
-  if (ec) return Error(kExitBadInput, fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message()));
   ResultsDb db;
-  if (!db.Open(db_path.string(), OpenMode::read_write_create, &err)) return Error(kExitBadInput, err);
+  std::unique_ptr<ResultStore> store;
+  if (o.dry_run) {
+    if (fs::exists(db_path, ec)) {
+      if (!db.Open(db_path.string(), OpenMode::read_only, &err)) return Error(kExitBadInput, err);
+      store = std::make_unique<DbResultStore>(&db);
+    } else {
+      store = std::make_unique<EmptyResultStore>();
+    }
+    workers = 1;  // the inventory and the index: no job runs
+  } else {
+    fs::create_directories(db_path.parent_path(), ec);
+    if (ec) return Error(kExitBadInput, fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message()));
+    if (!db.Open(db_path.string(), OpenMode::read_write_create, &err)) return Error(kExitBadInput, err);
+    store = std::make_unique<DbResultStore>(&db);
+  }
 
   long long memory_limit = o.memory_limit_mb > 0 ? o.memory_limit_mb * 1024 * 1024
                                                  : static_cast<long long>(0.75 * static_cast<double>(TotalMemoryBytes()) / workers);
@@ -165,6 +168,7 @@ int Run(RunOptions o) {
   command.registries = registries;
   command.threads = threads;
   command.library = o.library;
+  command.index_cache = (db_path.parent_path() / "index-cache.json").string();
   command.log_dir = (db_path.parent_path() / "logs").string();
   command.env = {{"OMP_NUM_THREADS", std::to_string(threads)},
                  {"MKL_NUM_THREADS", std::to_string(threads)},
@@ -181,12 +185,13 @@ int Run(RunOptions o) {
   StderrTerminal terminal;
   PosixWorkerPool pool(command, workers);
   Supervisor supervisor(&pool, &clock, sup);
-  DbResultStore store(&db);
-  RunSession session(&supervisor, &store, &clock, &terminal);
+  RunSession session(&supervisor, store.get(), &clock, &terminal);
 
   RunRequest request;
   request.plan = plan;
   request.retry = o.retry_failed ? RetryFailed::yes : RetryFailed::no;
+  request.dry_run = o.dry_run ? DryRun::yes : DryRun::no;
+  if (o.explain) request.explain = [](const std::string& line) { fmt::print("{}\n", line); };
   request.argv_json = ArgvJson();
   request.registries_json = nlohmann::json(registries).dump();
   request.setup_note = fmt::format("up to {} worker{} x {} thread{}, timeout {:g} s, memory limit {} MiB per worker",
@@ -229,6 +234,9 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--max-restarts", opts->max_restarts_text,
                   "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)");
   cmd->add_flag("--retry-failed", opts->retry_failed, "Re-run stored crash/timeout results even after their retry");
+  cmd->add_flag("--dry-run", opts->dry_run,
+                "Plan and print, probe nothing and write nothing (one worker starts, for the cases and the library index)");
+  cmd->add_flag("--explain", opts->explain, "Print, on stdout, why each job that runs runs (one line per job)");
   cmd->footer(
       "Environment: OPSWEEP_PYTHON (the workers' Python), OPSWEEP_WORKER_CMD (replaces 'PYTHON -m opsweep.worker', "
       "split on whitespace; for fake workers in tests and benchmarks).");

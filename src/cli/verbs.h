@@ -12,6 +12,8 @@ void RegisterRun(CLI::App& app, int* status);       // verb_run.cc
 void RegisterMerge(CLI::App& app, int* status);     // verb_merge.cc
 void RegisterRender(CLI::App& app, int* status);    // verb_render.cc
 void RegisterCoverage(CLI::App& app, int* status);  // verb_coverage.cc
+void RegisterExplain(CLI::App& app, int* status);   // verb_explain.cc
+void RegisterResults(CLI::App& app, int* status);   // verb_results.cc
 void RegisterDiff(CLI::App& app, int* status);      // verb_diff.cc
 
 // The tool's version, as compiled in.

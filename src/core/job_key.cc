@@ -22,7 +22,13 @@ std::string FieldText(const nlohmann::json& obj, const char* name) {
 std::string LibraryKeyValue(const nlohmann::json& env) {
   auto lib = env.find("library");
   if (lib == env.end() || !lib->is_object()) return "";
-  return FieldText(*lib, "name") + " " + FieldText(*lib, "version") + " " + FieldText(*lib, "fingerprint");
+  return FieldText(*lib, "name");
+}
+
+std::string LibraryFingerprint(const nlohmann::json& env) {
+  auto lib = env.find("library");
+  if (lib == env.end() || !lib->is_object()) return "";
+  return FieldText(*lib, "fingerprint");
 }
 
 bool KeyEnvironmentFromHello(const std::string& env_json, KeyEnvironment* out, std::string* err) {
@@ -36,6 +42,7 @@ bool KeyEnvironmentFromHello(const std::string& env_json, KeyEnvironment* out, s
     if (field != "library") out->values[field] = ValueText(value);
   }
   out->library = LibraryKeyValue(env);
+  out->library_fingerprint = LibraryFingerprint(env);
   return true;
 }
 

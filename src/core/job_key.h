@@ -7,6 +7,10 @@
 // `harness` is P's own digest (its description's `harness`: the common harness modules plus its
 // module), so editing one path re-probes only that path; the env fields are those P's description
 // says its results depend on, so an onnxruntime upgrade re-probes ONNX jobs and nothing else.
+// `library` is the surveyed library's name only: its code is not in the key. What of the library
+// a result depends on is the record's own `deps` (the functions and modules the job ran), checked
+// against the worker's index of current digests (core/library_index.h, core/rerun.h); a record
+// without deps falls back to the library fingerprint of the run that measured it.
 // Values are the worker's hello verbatim as text: strings as they are, numbers in their JSON form
 // ("18"), a missing or null field as "".
 #pragma once
@@ -23,14 +27,17 @@ namespace opsweep {
 struct KeyEnvironment {
   std::map<std::string, std::string> values;  // every top-level env field but `library`, as key text
   std::string library;                        // LibraryKeyValue
+  std::string library_fingerprint;            // hello.env.library.fingerprint: not in the key (see above)
 };
 
 // Builds the environment from hello's `env` (JSON text). Fails when it is not a JSON object.
 bool KeyEnvironmentFromHello(const std::string& env_json, KeyEnvironment* out, std::string* err);
 
-// The `library` tag: "<name> <version> <fingerprint>" of hello.env.library, "" without one. The one
-// place that says which of the surveyed library's code a job depends on.
+// The `library` tag: the name of hello.env.library, "" without one.
 std::string LibraryKeyValue(const nlohmann::json& env);
+
+// hello.env.library.fingerprint (a digest of all the library's sources), "" without one.
+std::string LibraryFingerprint(const nlohmann::json& env);
 
 struct JobKey {
   std::string digest;       // hex

@@ -2,35 +2,158 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace opsweep {
 
-RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, RetryFailed retry) {
-  if (!stored) return {true, "no stored result"};
+std::string_view RerunCauseLabel(RerunCause cause) {
+  switch (cause) {
+    case RerunCause::current: return "current";
+    case RerunCause::new_result: return "new";
+    case RerunCause::case_changed: return "case changed";
+    case RerunCause::library_changed: return "library changed";
+    case RerunCause::harness_changed: return "harness changed";
+    case RerunCause::environment_changed: return "environment changed";
+    case RerunCause::code_changed: return "library code changed";
+    case RerunCause::retry: return "retried";
+    case RerunCause::retry_failed: return "--retry-failed";
+  }
+  return "?";
+}
+
+std::string RerunDecision::Why(size_t limit) const {
+  std::string out;
+  size_t shown = std::min(limit, reasons.size());
+  for (size_t i = 0; i < shown; ++i) {
+    if (!out.empty()) out += "; ";
+    out += reasons[i];
+  }
+  if (reasons.size() > shown) out += fmt::format("; and {} more", reasons.size() - shown);
+  return out;
+}
+
+namespace {
+
+std::string Shown(const nlohmann::ordered_json& value) {
+  if (value.is_string()) {
+    std::string s = value.get<std::string>();
+    return s.empty() ? "(none)" : s;
+  }
+  return value.dump();
+}
+
+// The cause a key field stands for, and its sentence.
+RerunCause FieldSentence(const std::string& field, const nlohmann::ordered_json* old_value,
+                         const nlohmann::ordered_json* new_value, const nlohmann::ordered_json& new_fields,
+                         std::string* sentence) {
+  if (field == "case") {
+    *sentence = "the case changed (its target, inputs or options)";
+    return RerunCause::case_changed;
+  }
+  if (field == "harness") {
+    std::string path = new_fields.contains("path") && new_fields["path"].is_string()
+                           ? new_fields["path"].get<std::string>() : "?";
+    *sentence = fmt::format("the harness code of path {} changed", path);
+    return RerunCause::harness_changed;
+  }
+  if (field == "path") {
+    *sentence = "the path changed";
+    return RerunCause::case_changed;
+  }
+  RerunCause cause = field == "library" ? RerunCause::library_changed : RerunCause::environment_changed;
+  if (!old_value) {
+    *sentence = fmt::format("{} is now part of the key ({})", field, Shown(*new_value));
+  } else if (!new_value) {
+    *sentence = fmt::format("{} is no longer part of the key (was {})", field, Shown(*old_value));
+  } else if (field == "library") {
+    *sentence = fmt::format("the surveyed library changed ({} -> {})", Shown(*old_value), Shown(*new_value));
+  } else {
+    *sentence = fmt::format("{} {} -> {}", field, Shown(*old_value), Shown(*new_value));
+  }
+  return cause;
+}
+
+// Causes in order of precedence: the first listed cause of a decision decides its count.
+int Rank(RerunCause c) {
+  switch (c) {
+    case RerunCause::case_changed: return 0;
+    case RerunCause::library_changed: return 1;
+    case RerunCause::harness_changed: return 2;
+    case RerunCause::environment_changed: return 3;
+    default: return 4;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, const std::string& new_fields_json,
+                                           RerunCause* cause) {
+  auto a = nlohmann::ordered_json::parse(old_fields_json, nullptr, false);
+  auto b = nlohmann::ordered_json::parse(new_fields_json, nullptr, false);
+  *cause = RerunCause::case_changed;
+  if (!a.is_object() || !b.is_object()) return {"the stored job key is unreadable"};
+  std::vector<std::pair<RerunCause, std::string>> found;
+  for (const std::string& field : ChangedKeyFields(old_fields_json, new_fields_json)) {
+    auto old_it = a.find(field);
+    auto new_it = b.find(field);
+    std::string sentence;
+    RerunCause c = FieldSentence(field, old_it == a.end() ? nullptr : &*old_it, new_it == b.end() ? nullptr : &*new_it,
+                                 b, &sentence);
+    found.emplace_back(c, sentence);
+  }
+  if (found.empty()) return {"the job key changed"};
+  std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return Rank(x.first) < Rank(y.first); });
+  *cause = found.front().first;
+  std::vector<std::string> out;
+  for (auto& [c, s] : found) out.push_back(std::move(s));
+  return out;
+}
+
+RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
+                          RetryFailed retry) {
+  if (!stored) return {true, RerunCause::new_result, {"no stored result"}};
   if (stored->job_key != current.digest) {
-    std::string fields;
-    for (const auto& f : ChangedKeyFields(stored->key_fields_json, current.fields_json)) {
-      if (!fields.empty()) fields += ", ";
-      fields += f;
+    RerunDecision d{true, RerunCause::case_changed, {}};
+    d.reasons = KeyFieldSentences(stored->key_fields_json, current.fields_json, &d.cause);
+    return d;
+  }
+  const bool have_index = library.index != nullptr && library.index->known;
+  if (have_index && !stored->deps.is_null()) {
+    std::vector<DepChange> changes = ChangedDeps(stored->deps, *library.index);
+    if (!changes.empty()) {
+      RerunDecision d{true, RerunCause::code_changed, {}};
+      for (const DepChange& c : changes) d.reasons.push_back(DepChangeSentence(c));
+      return d;
     }
-    if (fields.empty()) fields = "key digest";
-    return {true, fmt::format("the stored result is stale: {} changed", fields)};
+  } else if (stored->library_fingerprint != library.fingerprint) {
+    return {true, RerunCause::code_changed,
+            {stored->deps.is_null()
+                 ? "the library's sources changed, and this result records no dependencies (a crash, a timeout "
+                   "or a recording the worker could not trust): any change may affect it"
+                 : "the library's sources changed, and the worker sent no index of them to compare the "
+                   "result's dependencies with"}};
   }
   if (IsEngineStatus(stored->status)) {
     if (stored->attempts < 2) {
-      return {true, fmt::format("the stored {} is retried once (attempt {} of 2)", StatusId(stored->status), stored->attempts + 1)};
+      return {true, RerunCause::retry,
+              {fmt::format("the stored {} is retried once (attempt {} of 2)", StatusId(stored->status),
+                           stored->attempts + 1)}};
     }
     if (retry == RetryFailed::yes) {
-      return {true, fmt::format("the stored {} is re-run because of --retry-failed", StatusId(stored->status))};
+      return {true, RerunCause::retry_failed,
+              {fmt::format("the stored {} is re-run because of --retry-failed", StatusId(stored->status))}};
     }
-    return {false, fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
-                               StatusId(stored->status), stored->attempts)};
+    return {false, RerunCause::current,
+            {fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
+                         StatusId(stored->status), stored->attempts)}};
   }
-  return {false, fmt::format("the stored result ({}) is current", StatusId(stored->status))};
+  return {false, RerunCause::current, {fmt::format("the stored result ({}) is current", StatusId(stored->status))}};
 }
 
-int NextAttempts(const std::optional<StoredJob>& stored, const JobKey& current, Status new_status) {
+int NextAttempts(const std::optional<StoredJob>& stored, const RerunDecision& decision, Status new_status) {
   if (!IsEngineStatus(new_status)) return 0;
-  if (stored && stored->job_key == current.digest && IsEngineStatus(stored->status)) return stored->attempts + 1;
+  bool same_job = decision.cause == RerunCause::retry || decision.cause == RerunCause::retry_failed;
+  if (stored && same_job && IsEngineStatus(stored->status)) return stored->attempts + 1;
   return 1;
 }
 

@@ -1,17 +1,47 @@
-// Whether a planned job runs or reuses its stored result, with the sentence that says why. A stored result is reused when its job key equals
-// the current one, except that crash and timeout are retried once: `attempts` counts consecutive
-// crash/timeout outcomes under the same key, and one with attempts < 2 runs again.
+// Whether a planned job runs or reuses its stored result, with its cause and the sentences that say
+// why (the same sentences `opsweep explain` and `opsweep run --dry-run --explain` show).
+//
+// A stored result is current when
+// 1. its job key equals the current one (the case, the path's harness and env fields, the library's
+//    name: core/job_key.h), and
+// 2. the library code it depends on is unchanged: every function and module of its record's `deps`
+//    still has the digest it had (core/library_index.h). A record without deps (crash, timeout, a
+//    recording the worker could not trust) or a run without an index (no library, an old worker)
+//    falls back to the whole library: the fingerprint of the run that measured it must equal the
+//    current one.
+// Crash and timeout are retried once even when current: `attempts` counts consecutive crash/timeout
+// outcomes of a current job, and one with attempts < 2 runs again.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/job_key.h"
+#include "core/library_index.h"
 #include "core/status.h"
 
 namespace opsweep {
 
 enum class RetryFailed { no, yes };  // --retry-failed: re-run crash/timeout whatever their attempts
+
+// Why a job runs, counted by kind on the plan line. Never persisted.
+enum class RerunCause {
+  current,              // it does not run
+  new_result,           // no stored result
+  case_changed,         // the case's fingerprint
+  library_changed,      // another surveyed library (its name)
+  harness_changed,      // the path's harness code
+  environment_changed,  // one of the path's env fields (torch, onnxruntime, ...)
+  code_changed,         // library code the result depends on
+  retry,                // a current crash/timeout, retried once
+  retry_failed,         // --retry-failed
+};
+
+// The plan line's words for a cause: "new", "case changed", "library changed", "harness changed",
+// "environment changed", "library code changed", "retried", "--retry-failed"; "current".
+std::string_view RerunCauseLabel(RerunCause cause);
 
 // What the decision needs of a stored result.
 struct StoredJob {
@@ -20,17 +50,35 @@ struct StoredJob {
   Status status = Status::ok;
   int attempts = 0;
   double duration_s = 0;
+  nlohmann::json deps;              // record.deps; null when the record has none
+  std::string library_fingerprint;  // hello.env.library.fingerprint of the run that measured it
+};
+
+// The current state of the library: the first worker's index and hello.
+struct LibraryState {
+  const LibraryIndex* index = nullptr;  // null or !known: only fingerprints are compared
+  std::string fingerprint;
 };
 
 struct RerunDecision {
   bool run = true;
-  std::string why;  // one sentence
+  RerunCause cause = RerunCause::new_result;
+  std::vector<std::string> reasons;  // one sentence each, most telling first; at least one
+  // The reasons joined: up to `limit` of them, then "and N more".
+  std::string Why(size_t limit = 3) const;
 };
 
-RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, RetryFailed retry);
+RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
+                          RetryFailed retry);
+
+// One sentence per key field that differs between two key_fields_json objects: "the case changed
+// (its target, inputs or options)", "the harness code of path onnx changed", "onnxruntime 1.32.0 ->
+// 1.33.0", "the surveyed library changed (kornia -> foo)"; and the cause of the first of them.
+std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, const std::string& new_fields_json,
+                                           RerunCause* cause);
 
 // `attempts` to store with a new outcome: 0 unless crash/timeout; then one more than the stored
-// value when the stored result has the same key and was itself a crash/timeout, else 1.
-int NextAttempts(const std::optional<StoredJob>& stored, const JobKey& current, Status new_status);
+// value when the job ran as a retry of a current crash/timeout, else 1.
+int NextAttempts(const std::optional<StoredJob>& stored, const RerunDecision& decision, Status new_status);
 
 }  // namespace opsweep

@@ -7,49 +7,182 @@
 namespace opsweep {
 namespace {
 
-JobKey Key(const std::string& torch) {
+JobKey Key(const std::string& torch, const std::string& onnxruntime = "1.32.0") {
   KeyEnvironment env;
   env.values["torch"] = torch;
-  return ComputeJobKey("fp", testing::TestPath("onnx"), env);
+  env.values["onnxruntime"] = onnxruntime;
+  env.library = "kornia";
+  return ComputeJobKey("fp", testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"}), env);
 }
 
-StoredJob Stored(const JobKey& key, Status status, int attempts) {
-  return StoredJob{key.digest, key.fields_json, status, attempts, 1.5};
+// An index of three functions and two modules.
+LibraryIndex Index() {
+  LibraryIndex index;
+  index.known = true;
+  index.library = "kornia";
+  index.functions = {{"kornia/color/gray.py:rgb_to_grayscale", "g1"},
+                     {"kornia/core/check.py:KORNIA_CHECK", "c1"},
+                     {"kornia/filters/gaussian.py:gaussian_blur2d", "b1"}};
+  index.modules = {{"kornia/color/gray.py", "mg1"}, {"kornia/core/check.py", "mc1"}};
+  return index;
 }
 
-TEST(DecideRerun, ExplainsEachDecision) {
+nlohmann::json GrayDeps() {
+  return nlohmann::json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g1",
+    "kornia/core/check.py:KORNIA_CHECK":"c1"},"modules":{"kornia/color/gray.py":"mg1","kornia/core/check.py":"mc1"}})");
+}
+
+StoredJob Stored(const JobKey& key, Status status, int attempts, nlohmann::json deps = GrayDeps(),
+                 std::string fingerprint = "fp-lib") {
+  return StoredJob{key.digest, key.fields_json, status, attempts, 1.5, std::move(deps), std::move(fingerprint)};
+}
+
+TEST(DecideRerun, ANewJobRuns) {
+  LibraryIndex index = Index();
+  RerunDecision d = DecideRerun(std::nullopt, Key("2.13"), {&index, "fp-lib"}, RetryFailed::no);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::new_result);
+  EXPECT_EQ(d.Why(), "no stored result");
+}
+
+TEST(DecideRerun, AResultIsCurrentWhileItsDepsAreUnchanged) {
+  LibraryIndex index = Index();
   JobKey k = Key("2.13");
-  EXPECT_EQ(DecideRerun(std::nullopt, k, RetryFailed::no).why, "no stored result");
-  EXPECT_TRUE(DecideRerun(std::nullopt, k, RetryFailed::no).run);
-
-  RerunDecision d = DecideRerun(Stored(Key("2.12"), Status::ok, 0), k, RetryFailed::no);
-  EXPECT_TRUE(d.run);
-  EXPECT_EQ(d.why, "the stored result is stale: torch changed");
-
-  d = DecideRerun(Stored(k, Status::fail, 0), k, RetryFailed::yes);
+  // another function of the library changed, and the library's fingerprint with it: not ours
+  index.functions["kornia/filters/gaussian.py:gaussian_blur2d"] = "b2";
+  RerunDecision d = DecideRerun(Stored(k, Status::fail, 0), k, {&index, "fp-lib-edited"}, RetryFailed::yes);
   EXPECT_FALSE(d.run);
-  EXPECT_EQ(d.why, "the stored result (fail) is current");
+  EXPECT_EQ(d.cause, RerunCause::current);
+  EXPECT_EQ(d.Why(), "the stored result (fail) is current");
+}
 
-  d = DecideRerun(Stored(k, Status::crash, 1), k, RetryFailed::no);
+TEST(DecideRerun, AChangedFunctionOrModuleReprobesItsJobsWithOneSentenceEach) {
+  JobKey k = Key("2.13");
+  LibraryIndex index = Index();
+  index.functions["kornia/color/gray.py:rgb_to_grayscale"] = "g2";
+  RerunDecision d = DecideRerun(Stored(k, Status::ok, 0), k, {&index, "x"}, RetryFailed::no);
   EXPECT_TRUE(d.run);
-  EXPECT_EQ(d.why, "the stored crash is retried once (attempt 2 of 2)");
+  EXPECT_EQ(d.cause, RerunCause::code_changed);
+  EXPECT_EQ(d.Why(), "kornia/color/gray.py:rgb_to_grayscale changed");
 
-  d = DecideRerun(Stored(k, Status::timeout, 2), k, RetryFailed::no);
-  EXPECT_FALSE(d.run);
-  EXPECT_EQ(d.why, "the stored timeout is current and was already retried (2 attempts); --retry-failed re-runs it");
+  index = Index();
+  index.modules["kornia/core/check.py"] = "mc2";
+  index.functions.erase("kornia/core/check.py:KORNIA_CHECK");
+  d = DecideRerun(Stored(k, Status::ok, 0), k, {&index, "x"}, RetryFailed::no);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"kornia/core/check.py:KORNIA_CHECK was removed",
+                                                 "module-level code of kornia/core/check.py changed"}));
 
-  d = DecideRerun(Stored(k, Status::timeout, 2), k, RetryFailed::yes);
+  index = Index();
+  index.modules["kornia/color/gray.py"] = "changed-during-run";
+  d = DecideRerun(Stored(k, Status::ok, 0), k, {&index, "x"}, RetryFailed::no);
+  EXPECT_EQ(d.Why(), "kornia/color/gray.py was edited while the job ran");
+  // recorded while the file was being edited: never current
+  nlohmann::json deps = GrayDeps();
+  deps["functions"]["kornia/color/gray.py:rgb_to_grayscale"] = "changed-during-run";
+  d = DecideRerun(Stored(k, Status::ok, 0, deps), k, {&index, "x"}, RetryFailed::no);
   EXPECT_TRUE(d.run);
 }
 
-TEST(NextAttempts, CountsConsecutiveEngineFailuresUnderOneKey) {
+TEST(DecideRerun, ADamagedDepsObjectIsNeverCurrent) {
   JobKey k = Key("2.13");
-  EXPECT_EQ(NextAttempts(std::nullopt, k, Status::ok), 0);
-  EXPECT_EQ(NextAttempts(std::nullopt, k, Status::crash), 1);
-  EXPECT_EQ(NextAttempts(Stored(k, Status::crash, 1), k, Status::timeout), 2);
-  EXPECT_EQ(NextAttempts(Stored(k, Status::crash, 1), k, Status::ok), 0);
-  EXPECT_EQ(NextAttempts(Stored(k, Status::fail, 0), k, Status::crash), 1);
-  EXPECT_EQ(NextAttempts(Stored(Key("2.12"), Status::crash, 2), k, Status::crash), 1);
+  LibraryIndex index = Index();
+  RerunDecision d = DecideRerun(Stored(k, Status::ok, 0, nlohmann::json::parse(R"({"functions":[1]})")), k,
+                                {&index, "fp-lib"}, RetryFailed::no);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.Why(), "the record's deps are unreadable");
+}
+
+TEST(DecideRerun, WithoutDepsOrIndexTheWholeLibraryCounts) {
+  JobKey k = Key("2.13");
+  LibraryIndex index = Index();
+  // a crash records no deps: any library change re-probes it
+  RerunDecision d = DecideRerun(Stored(k, Status::crash, 2, nullptr, "fp-old"), k, {&index, "fp-new"}, RetryFailed::no);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::code_changed);
+  EXPECT_NE(d.Why().find("records no dependencies"), std::string::npos) << d.Why();
+  d = DecideRerun(Stored(k, Status::crash, 2, nullptr, "fp-new"), k, {&index, "fp-new"}, RetryFailed::no);
+  EXPECT_FALSE(d.run);
+  // no index from the worker: deps cannot be checked, the fingerprint decides
+  LibraryIndex none;
+  d = DecideRerun(Stored(k, Status::ok, 0, GrayDeps(), "fp-old"), k, {&none, "fp-new"}, RetryFailed::no);
+  EXPECT_TRUE(d.run);
+  EXPECT_NE(d.Why().find("sent no index"), std::string::npos) << d.Why();
+  d = DecideRerun(Stored(k, Status::ok, 0, GrayDeps(), "fp-new"), k, {nullptr, "fp-new"}, RetryFailed::no);
+  EXPECT_FALSE(d.run);
+}
+
+TEST(DecideRerun, KeyFieldsSayWhatChanged) {
+  JobKey k = Key("2.13", "1.33.0");
+  LibraryIndex index = Index();
+  RerunDecision d = DecideRerun(Stored(Key("2.13", "1.32.0"), Status::ok, 0), k, {&index, "fp-lib"}, RetryFailed::no);
+  EXPECT_EQ(d.cause, RerunCause::environment_changed);
+  EXPECT_EQ(d.Why(), "onnxruntime 1.32.0 -> 1.33.0");
+
+  KeyEnvironment env;
+  env.values["torch"] = "2.13";
+  env.values["onnxruntime"] = "1.32.0";
+  env.library = "kornia";
+  JobKey other_case = ComputeJobKey("fp2", testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"}), env);
+  d = DecideRerun(Stored(Key("2.12"), Status::ok, 0), other_case, {&index, "fp-lib"}, RetryFailed::no);
+  EXPECT_EQ(d.cause, RerunCause::case_changed);  // the case outranks the environment
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"the case changed (its target, inputs or options)",
+                                                 "torch 2.12 -> 2.13"}));
+}
+
+TEST(KeyFieldSentences, NameTheHarnessAndTheLibrary) {
+  RerunCause cause;
+  EXPECT_EQ(KeyFieldSentences(R"({"case":"a","path":"onnx","harness":"h1","library":"kornia 0.9.0 abc"})",
+                              R"({"case":"a","path":"onnx","harness":"h2","library":"kornia"})", &cause),
+            (std::vector<std::string>{"the surveyed library changed (kornia 0.9.0 abc -> kornia)",
+                                      "the harness code of path onnx changed"}));
+  EXPECT_EQ(cause, RerunCause::library_changed);
+  EXPECT_EQ(KeyFieldSentences(R"({"case":"a"})", R"({"case":"a","opset":"18"})", &cause),
+            (std::vector<std::string>{"opset is now part of the key (18)"}));
+  EXPECT_EQ(cause, RerunCause::environment_changed);
+  EXPECT_EQ(KeyFieldSentences("not json", R"({"case":"a"})", &cause),
+            (std::vector<std::string>{"the stored job key is unreadable"}));
+}
+
+TEST(DecideRerun, EngineStatusesAreRetriedOnce) {
+  JobKey k = Key("2.13");
+  LibraryIndex index = Index();
+  LibraryState lib{&index, "fp-lib"};
+  RerunDecision d = DecideRerun(Stored(k, Status::crash, 1), k, lib, RetryFailed::no);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::retry);
+  EXPECT_EQ(d.Why(), "the stored crash is retried once (attempt 2 of 2)");
+
+  d = DecideRerun(Stored(k, Status::timeout, 2), k, lib, RetryFailed::no);
+  EXPECT_FALSE(d.run);
+  EXPECT_EQ(d.Why(), "the stored timeout is current and was already retried (2 attempts); --retry-failed re-runs it");
+
+  d = DecideRerun(Stored(k, Status::timeout, 2), k, lib, RetryFailed::yes);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::retry_failed);
+}
+
+TEST(RerunDecision, WhyShowsTheFirstReasonsThenACount) {
+  RerunDecision d{true, RerunCause::code_changed, {"a changed", "b changed", "c changed", "d changed", "e changed"}};
+  EXPECT_EQ(d.Why(), "a changed; b changed; c changed; and 2 more");
+  EXPECT_EQ(d.Why(10), "a changed; b changed; c changed; d changed; e changed");
+}
+
+TEST(NextAttempts, CountsConsecutiveEngineFailuresOfACurrentJob) {
+  JobKey k = Key("2.13");
+  LibraryIndex index = Index();
+  LibraryState lib{&index, "fp-lib"};
+  auto decide = [&](const std::optional<StoredJob>& s) { return DecideRerun(s, k, lib, RetryFailed::no); };
+  EXPECT_EQ(NextAttempts(std::nullopt, decide(std::nullopt), Status::ok), 0);
+  EXPECT_EQ(NextAttempts(std::nullopt, decide(std::nullopt), Status::crash), 1);
+  StoredJob crashed = Stored(k, Status::crash, 1);
+  EXPECT_EQ(NextAttempts(crashed, decide(crashed), Status::timeout), 2);
+  EXPECT_EQ(NextAttempts(crashed, decide(crashed), Status::ok), 0);
+  StoredJob stale = Stored(Key("2.12"), Status::crash, 2);
+  EXPECT_EQ(NextAttempts(stale, decide(stale), Status::crash), 1);
+  // the library code it ran changed: a new job, its count starts again
+  index.functions["kornia/color/gray.py:rgb_to_grayscale"] = "g2";
+  StoredJob edited = Stored(k, Status::crash, 1);
+  EXPECT_EQ(NextAttempts(edited, decide(edited), Status::crash), 1);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include "snapshot/checks.h"
+
 namespace opsweep::diff {
 namespace {
 
@@ -95,6 +97,13 @@ std::vector<std::string> BreakTexts(const std::vector<GraphBreak>& breaks, const
   return out;
 }
 
+// "fresh_inputs passed", "randomness not run: why": an outcome's checks in words.
+std::vector<std::string> CheckTexts(const Outcome& o) {
+  std::vector<std::string> out;
+  for (const auto& [id, check] : o.checks) out.push_back(id + " " + snapshot::CheckText(check));
+  return out;
+}
+
 // The words for a change of details: each field that differs, "; "-separated.
 std::string DetailText(const OutcomeChange& c, const DiffReport& report) {
   std::vector<std::string> parts;
@@ -113,6 +122,8 @@ std::string DetailText(const OutcomeChange& c, const DiffReport& report) {
                                                    BreakTexts(c.after.break_reasons, report)));
     }
     if (field == "op_types") parts.push_back("ONNX ops " + SetChange(c.before.op_types, c.after.op_types));
+    if (field == "checks") parts.push_back("checks " + SetChange(CheckTexts(c.before), CheckTexts(c.after)));
+    if (field == "notes") parts.push_back("notes " + SetChange(c.before.notes, c.after.notes));
   }
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "; " : "") + parts[i];

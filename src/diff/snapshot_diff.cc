@@ -7,6 +7,8 @@
 
 #include <fmt/core.h>
 
+#include "snapshot/checks.h"
+
 namespace opsweep::diff {
 namespace {
 
@@ -18,7 +20,17 @@ using snapshot::Snapshot;
 bool SameBreaks(const std::vector<GraphBreak>& a, const std::vector<GraphBreak>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].reason != b[i].reason || a[i].text != b[i].text) return false;
+    if (a[i].reason != b[i].reason || a[i].text != b[i].text || a[i].location != b[i].location) return false;
+  }
+  return true;
+}
+
+bool SameChecks(const std::map<std::string, snapshot::CheckResult>& a,
+                const std::map<std::string, snapshot::CheckResult>& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [id, check] : a) {
+    const auto it = b.find(id);
+    if (it == b.end() || it->second.state != check.state || it->second.why != check.why) return false;
   }
   return true;
 }
@@ -126,6 +138,8 @@ std::optional<ChangeKind> Classify(const Outcome& before, const Outcome& after, 
   if (before.graph_breaks != after.graph_breaks) differ.push_back("graph_breaks");
   if (!SameBreaks(before.break_reasons, after.break_reasons)) differ.push_back("break_reasons");
   if (before.op_types != after.op_types) differ.push_back("op_types");
+  if (!SameChecks(before.checks, after.checks)) differ.push_back("checks");
+  if (before.notes != after.notes) differ.push_back("notes");
   if (differ.empty()) return std::nullopt;
   const bool was = IsSupported(before.status), is = IsSupported(after.status);
   if (was && !is) return ChangeKind::regression;

@@ -9,7 +9,7 @@
 //   ok -> ok-breaks, n/a -> fail);
 // - a reason change (`reason`): the same status, another reason id;
 // - a detail change (`detail`): the same status and reason, another step, detail text, error line,
-//   location, graph-break count or reasons, or ONNX op types.
+//   location, graph-break count or reasons, ONNX op types, checks (fresh inputs, randomness) or notes.
 // Records are matched by name, paths by id; only paths present in both are compared outcome by
 // outcome. Records and paths present in one snapshot only are listed as added or removed.
 #pragma once
@@ -33,7 +33,7 @@ std::string_view ChangeKindId(ChangeKind kind);
 
 // The kind of change between two outcomes of one record on one path; nullopt when they are equal.
 // `fields` (optional) receives the names of the fields that differ, in a fixed order: status, step,
-// reason, detail, error, location, graph_breaks, break_reasons, op_types.
+// reason, detail, error, location, graph_breaks, break_reasons, op_types, checks, notes.
 std::optional<ChangeKind> Classify(const snapshot::Outcome& before, const snapshot::Outcome& after,
                                    std::vector<std::string>* fields = nullptr);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "diff/diff_report.h"
+#include "snapshot/checks.h"
 #include "testing/small_snapshots.h"
 
 namespace opsweep::diff {
@@ -50,6 +51,12 @@ TEST(ClassifyTest, SameSideChangesAreStatusReasonOrDetail) {
   EXPECT_EQ(Classify(e, f, &fields), ChangeKind::detail);
   EXPECT_EQ(fields, std::vector<std::string>{"op_types"});
   EXPECT_FALSE(Classify(e, e).has_value());
+  auto g = MakeOutcome(kOk), k = g;
+  g.checks["fresh_inputs"] = {snapshot::CheckState::passed, ""};
+  k.checks["fresh_inputs"] = {snapshot::CheckState::not_run, "no floating input"};
+  k.notes = {"the worker's grad mode was restored"};
+  EXPECT_EQ(Classify(g, k, &fields), ChangeKind::detail);
+  EXPECT_EQ(fields, (std::vector<std::string>{"checks", "notes"}));
 }
 
 TEST(CompareTest, PerRecordAndPathChangesInNewOrder) {

@@ -142,6 +142,7 @@ bool PosixWorkerPool::Start(int slot, std::string* err) {
   for (const auto& r : command_.registries) args.insert(args.end(), {"--registry", r});
   args.insert(args.end(), {"--threads", std::to_string(command_.threads)});
   if (!command_.library.empty()) args.insert(args.end(), {"--library", command_.library});
+  if (!command_.index_cache.empty()) args.insert(args.end(), {"--index-cache", command_.index_cache});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

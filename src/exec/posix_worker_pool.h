@@ -24,6 +24,7 @@ struct WorkerCommand {
   std::vector<std::string> registries;
   int threads = 1;
   std::string library;  // --library NAME for the worker; "" lets the worker guess from the targets
+  std::string index_cache;  // --index-cache FILE: where workers cache the parsed library index ("": none)
   std::string log_dir;
   std::vector<std::pair<std::string, std::string>> env;  // set (or replaced) in the workers' environment
 };

@@ -143,6 +143,10 @@ bool ParseWorkerMessage(std::string_view line, WorkerMessage* out, std::string* 
     out->type = WorkerMessage::Type::inventory;
     return ParseInventory(j, &out->cases, err);
   }
+  if (t == "index") {
+    out->type = WorkerMessage::Type::index;
+    return ParseLibraryIndex(j, &out->index, err);
+  }
   if (t == "error") {
     out->type = WorkerMessage::Type::error;
     return GetString(j, "message", &out->message, err);

@@ -5,18 +5,21 @@
 // Version 2: hello.paths holds every path's description (core/path_spec.h), not only its id, and a
 // `poisoned` message may carry the record of the job that was running (the job finished; the
 // interpreter is what can no longer be trusted).
+// Version 3: after `inventory` the worker sends `index`, the current digests of the surveyed
+// library's functions and modules (core/library_index.h); records carry `deps`.
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/case_entry.h"
+#include "core/library_index.h"
 #include "core/path_spec.h"
 #include "core/status.h"
 
 namespace opsweep {
 
-inline constexpr int kProtocolVersion = 2;
+inline constexpr int kProtocolVersion = 3;
 
 struct HelloMessage {
   int protocol = 0;
@@ -30,10 +33,11 @@ struct HelloMessage {
 };
 
 struct WorkerMessage {
-  enum class Type { hello, inventory, error, result, poisoned };
+  enum class Type { hello, inventory, index, error, result, poisoned };
   Type type = Type::hello;
   HelloMessage hello;               // hello
   std::vector<CaseEntry> cases;     // inventory
+  LibraryIndex index;               // index
   std::string message;              // error
   long long id = 0;                 // result, poisoned
   std::string case_name, path;      // result, poisoned

@@ -18,11 +18,11 @@ TEST(Protocol, ParsesHelloWithPathDescriptions) {
   std::string err;
   nlohmann::ordered_json paths = nlohmann::ordered_json::parse(testing::BundledPathsJson());
   paths.push_back(nlohmann::ordered_json::parse(kToy));
-  std::string line = R"({"type":"hello","protocol":2,"pid":12,"harness":"abc","paths":)" + paths.dump() +
+  std::string line = R"({"type":"hello","protocol":3,"pid":12,"harness":"abc","paths":)" + paths.dump() +
                      R"(,"env":{"torch":"2.13","opset":18}})";
   ASSERT_TRUE(ParseWorkerMessage(line, &m, &err)) << err;
   EXPECT_EQ(m.type, WorkerMessage::Type::hello);
-  EXPECT_EQ(m.hello.protocol, 2);
+  EXPECT_EQ(m.hello.protocol, 3);
   EXPECT_EQ(m.hello.harness, "abc");
   EXPECT_EQ(m.hello.path_ids(), (std::vector<std::string>{"onnx", "export", "compile", "toy"}));
   EXPECT_EQ(m.hello.paths[3].expected_seconds, 2);
@@ -33,7 +33,7 @@ TEST(Protocol, ParsesHelloWithPathDescriptions) {
 TEST(Protocol, RefusesABadPathDescription) {
   WorkerMessage m;
   std::string err;
-  EXPECT_FALSE(ParseWorkerMessage(R"({"type":"hello","protocol":2,"harness":"a","paths":["onnx"],"env":{}})", &m, &err));
+  EXPECT_FALSE(ParseWorkerMessage(R"({"type":"hello","protocol":3,"harness":"a","paths":["onnx"],"env":{}})", &m, &err));
   EXPECT_EQ(err, "'hello' message: a path description is not an object");
 }
 
@@ -50,6 +50,21 @@ TEST(Protocol, ParsesInventoryAndRefusesDuplicates) {
       R"({"type":"inventory","cases":[{"name":"a","group":"g","fingerprint":"f"},{"name":"a","group":"g","fingerprint":"f"}]})",
       &m, &err));
   EXPECT_EQ(err, "inventory lists case 'a' twice");
+}
+
+TEST(Protocol, ParsesTheLibraryIndex) {
+  WorkerMessage m;
+  std::string err;
+  ASSERT_TRUE(ParseWorkerMessage(R"({"type":"index","version":3,"library":"kornia",)"
+                                 R"("functions":{"kornia/color/gray.py:rgb_to_grayscale":"g1"},)"
+                                 R"("modules":{"kornia/color/gray.py":"m1"}})",
+                                 &m, &err))
+      << err;
+  EXPECT_EQ(m.type, WorkerMessage::Type::index);
+  EXPECT_TRUE(m.index.known);
+  EXPECT_EQ(m.index.functions.at("kornia/color/gray.py:rgb_to_grayscale"), "g1");
+  EXPECT_FALSE(ParseWorkerMessage(R"({"type":"index","version":3,"library":"kornia","functions":{}})", &m, &err));
+  EXPECT_EQ(err, "index: 'modules' is not an object");
 }
 
 TEST(Protocol, ParsesResultPoisonedAndError) {

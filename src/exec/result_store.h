@@ -12,6 +12,7 @@ class ResultStore {
  public:
   virtual ~ResultStore() = default;
   virtual bool LoadResults(std::vector<StoredResult>* out, std::string* err) = 0;
+  virtual bool LoadRuns(std::vector<RunInfo>* out, std::string* err) = 0;
   virtual bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) = 0;
   virtual bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) = 0;
   virtual bool PutResult(const StoredResult& result, std::string* err) = 0;
@@ -22,6 +23,7 @@ class DbResultStore : public ResultStore {
  public:
   explicit DbResultStore(ResultsDb* db) : db_(db) {}
   bool LoadResults(std::vector<StoredResult>* out, std::string* err) override { return db_->LoadResults(out, err); }
+  bool LoadRuns(std::vector<RunInfo>* out, std::string* err) override { return db_->LoadRuns(out, err); }
   bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) override {
     return db_->BeginRun(run, run_id, err);
   }
@@ -35,6 +37,29 @@ class DbResultStore : public ResultStore {
 
  private:
   ResultsDb* db_;
+};
+
+// No database yet (a dry run before the first run): nothing stored, and writes are refused.
+class EmptyResultStore : public ResultStore {
+ public:
+  bool LoadResults(std::vector<StoredResult>* out, std::string* err) override {
+    out->clear();
+    return true;
+  }
+  bool LoadRuns(std::vector<RunInfo>* out, std::string* err) override {
+    out->clear();
+    return true;
+  }
+  bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) override { return Refuse(err); }
+  bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) override { return Refuse(err); }
+  bool PutResult(const StoredResult& result, std::string* err) override { return Refuse(err); }
+  bool FinishRun(long long run_id, const std::string& finished, std::string* err) override { return Refuse(err); }
+
+ private:
+  static bool Refuse(std::string* err) {
+    *err = "there is no results database to write to";
+    return false;
+  }
 };
 
 }  // namespace opsweep

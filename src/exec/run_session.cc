@@ -9,6 +9,7 @@
 #include "core/job_key.h"
 #include "core/schedule.h"
 #include "exec/progress.h"
+#include "exec/run_plan.h"
 
 namespace opsweep {
 
@@ -19,6 +20,7 @@ struct PendingJob {
   std::string path;
   JobKey key;
   std::optional<StoredJob> stored;
+  RerunDecision decision;
   double expected_s = 0;
 };
 
@@ -38,7 +40,7 @@ class StoringObserver : public RunObserver {
     r.status = std::string(StatusId(outcome.status));
     r.record_json = outcome.record_json;
     r.duration_s = outcome.duration_s;
-    r.attempts = NextAttempts(job.stored, job.key, outcome.status);
+    r.attempts = NextAttempts(job.stored, job.decision, outcome.status);
     r.run_id = run_id_;
     r.finished = clock_->UtcIso();
     if (!store_->PutResult(r, err)) return false;
@@ -75,7 +77,8 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   *summary = RunSummary{};
   HelloMessage hello;
   std::vector<CaseEntry> inventory;
-  RunEnd end = supervisor_->Open(&hello, &inventory, err);
+  LibraryIndex index;
+  RunEnd end = supervisor_->Open(&hello, &inventory, &index, err);
   if (end != RunEnd::completed) return end;
   auto fail = [&](const std::string& message) {
     supervisor_->Stop();
@@ -83,43 +86,29 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
     return RunEnd::failed;
   };
 
-  KeyEnvironment env;
-  if (!KeyEnvironmentFromHello(hello.env_json, &env, err)) return fail(*err);
-  PlanRequest plan_request = request.plan;
-  if (plan_request.paths.empty()) plan_request.paths = hello.path_ids();
-  std::vector<PlannedJob> plan;
-  if (!BuildPlan(inventory, hello.path_ids(), plan_request, &plan, err)) {
+  std::vector<StoredResult> stored_rows;
+  std::vector<RunInfo> stored_runs;
+  if (!store_->LoadResults(&stored_rows, err) || !store_->LoadRuns(&stored_runs, err)) return fail(*err);
+  RunPlan plan;
+  if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(stored_rows, stored_runs), request.plan, request.retry,
+                    &plan, err)) {
     fail(*err);
     return RunEnd::bad_request;
   }
-
-  std::vector<StoredResult> stored_rows;
-  if (!store_->LoadResults(&stored_rows, err)) return fail(*err);
-  std::map<std::pair<std::string, std::string>, StoredJob> stored;
+  PlanRequest plan_request = request.plan;
+  plan_request.paths = plan.paths;
   DurationModel durations;
   for (const PathSpec& path : hello.paths) {
     if (path.expected_seconds) durations.SetDefault(path.id, *path.expected_seconds);
   }
-  for (const auto& r : stored_rows) {
-    durations.Add(r.case_name, r.path, r.duration_s);
-    // A row whose status this build does not know is not a result to reuse: the job runs again.
-    if (auto status = ParseStatus(r.status)) {
-      stored[{r.case_name, r.path}] = StoredJob{r.job_key, r.key_fields_json, *status, r.attempts, r.duration_s};
-    }
-  }
+  for (const auto& r : stored_rows) durations.Add(r.case_name, r.path, r.duration_s);
 
   std::vector<PendingJob> pending;
   std::vector<double> expected;
-  for (const PlannedJob& p : plan) {
-    const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
-    PendingJob job{p.case_name, p.path, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt};
-    auto it = stored.find({p.case_name, p.path});
-    if (it != stored.end()) job.stored = it->second;
-    if (!DecideRerun(job.stored, job.key, request.retry).run) {
-      ++summary->reused;
-      continue;
-    }
-    job.expected_s = durations.Expected(p.case_name, p.path);
+  for (PlannedDecision& d : plan.jobs) {
+    if (!d.decision.run) continue;
+    PendingJob job{d.job.case_name, d.job.path, d.key, d.stored, d.decision,
+                   durations.Expected(d.job.case_name, d.job.path)};
     expected.push_back(job.expected_s);
     pending.push_back(std::move(job));
   }
@@ -129,7 +118,19 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
     jobs.push_back(SupervisedJob{pending[i].case_name, pending[i].path});
     ordered.push_back(std::move(pending[i]));
   }
-  summary->planned = plan.size();
+  summary->planned = plan.jobs.size();
+  summary->reused = plan.current;
+  summary->to_run = plan.to_run;
+
+  const std::string plan_line = PlanSummary(plan, inventory.size(), plan_request.shard);
+  if (request.explain) {
+    for (const std::string& line : ExplainLines(plan)) request.explain(line);
+  }
+  if (request.dry_run == DryRun::yes) {
+    supervisor_->Stop();
+    terminal_->Write(fmt::format("opsweep run: {} (dry run: nothing probed, no result written)\n", plan_line));
+    return RunEnd::completed;
+  }
 
   RunInfo info;
   info.started = clock_->UtcIso();
@@ -146,10 +147,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   for (const auto& c : inventory) cases.push_back(InventoryCase{c.name, c.group, c.registry, c.fingerprint, c.info_json, run_id});
   if (!store_->ReplaceInventory(cases, err)) return fail(*err);
 
-  terminal_->Write(fmt::format("opsweep run: {} jobs planned (from {} cases x {} paths{}): {} to run, {} current{}\n",
-                               plan.size(), inventory.size(), plan_request.paths.size(),
-                               plan_request.shard.count > 1 ? ", shard " + plan_request.shard.ToString() : "",
-                               jobs.size(), summary->reused,
+  terminal_->Write(fmt::format("opsweep run: {}{}\n", plan_line,
                                request.setup_note.empty() ? "" : "; " + request.setup_note));
 
   double expected_total = 0;

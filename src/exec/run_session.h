@@ -1,8 +1,9 @@
 // One `opsweep run` from the first worker's hello to the finished run: plan the jobs, decide which
-// stored results are current, record the run, hand the rest to the supervisor longest first, store
+// stored results are current (exec/run_plan.h; a dry run stops here, having written nothing), record the run, hand the rest to the supervisor longest first, store
 // each outcome as it arrives (committed at once, so a kill -9 loses only jobs in flight) and
 // finish the run. Wiring of real processes, database and terminal happens in cli/verb_run.cc.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,14 @@
 
 namespace opsweep {
 
+enum class DryRun { no, yes };  // --dry-run: plan and print, probe nothing, write nothing
+
 struct RunRequest {
   PlanRequest plan;  // plan.paths empty = every path the worker offers
   RetryFailed retry = RetryFailed::no;
+  DryRun dry_run = DryRun::no;
+  // --explain: called with one line per job that runs (why it runs), before any job starts.
+  std::function<void(const std::string&)> explain;
   std::string argv_json;        // the command line, for runs.argv
   std::string registries_json;  // the registry files, for runs.registries_json
   std::string setup_note;       // appended to the "N jobs to run" line (e.g. "4 workers x 2 threads")
@@ -26,6 +32,7 @@ struct RunRequest {
 struct RunSummary {
   size_t planned = 0;
   size_t reused = 0;
+  size_t to_run = 0;
   int restarts = 0;
 };
 

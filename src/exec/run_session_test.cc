@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <nlohmann/json.hpp>
 
@@ -131,6 +132,109 @@ TEST(RunSession, ReusesCurrentResultsAndRetriesACrashOnce) {
   ASSERT_EQ(third.Execute(), RunEnd::completed);
   EXPECT_TRUE(third.pool.jobs_sent.empty());
   EXPECT_EQ(third.summary.reused, 9u);
+}
+
+// The index the fake workers send: gray.py's function and module, and another function.
+std::string IndexJson(const std::string& gray_digest) {
+  return R"({"type":"index","version":3,"library":"kornia","functions":{"kornia/color/gray.py:rgb_to_grayscale":")" +
+         gray_digest + R"(","kornia/filters/gaussian.py:gaussian_blur2d":"b1"},"modules":{"kornia/color/gray.py":"m1",)"
+         R"("kornia/filters/gaussian.py":"m2"}})";
+}
+
+const char* kGrayDeps =
+    R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g1"},"modules":{"kornia/color/gray.py":"m1"}})";
+const char* kBlurDeps =
+    R"({"functions":{"kornia/filters/gaussian.py:gaussian_blur2d":"b1"},"modules":{"kornia/filters/gaussian.py":"m2"}})";
+
+// A run where case a ran gray.py and b and c ran gaussian.py, on every path.
+Session RunWithDeps() {
+  Session s;
+  s.pool.index_json = IndexJson("g1");
+  for (const char* path : {"onnx", "export", "compile"}) {
+    s.pool.scripts[std::string("a|") + path].deps_json = kGrayDeps;
+    s.pool.scripts[std::string("b|") + path].deps_json = kBlurDeps;
+    s.pool.scripts[std::string("c|") + path].deps_json = kBlurDeps;
+  }
+  EXPECT_EQ(s.Execute(), RunEnd::completed) << s.err;
+  return s;
+}
+
+TEST(RunSession, AnEditedFunctionReprobesExactlyTheJobsThatRanIt) {
+  Session first = RunWithDeps();
+  ASSERT_EQ(first.store.results.size(), 9u);
+
+  Session same;
+  same.store = first.store;
+  same.pool.index_json = IndexJson("g1");
+  ASSERT_EQ(same.Execute(), RunEnd::completed) << same.err;
+  EXPECT_TRUE(same.pool.jobs_sent.empty());
+  EXPECT_NE(same.term.out.find("9 jobs planned (from 3 cases x 3 paths): 0 to run; 9 current"), std::string::npos)
+      << same.term.out;
+
+  Session edited;
+  edited.store = first.store;
+  edited.pool.index_json = IndexJson("g2");  // rgb_to_grayscale's body changed
+  std::vector<std::string> explained;
+  RunRequest req;
+  req.explain = [&](const std::string& line) { explained.push_back(line); };
+  ASSERT_EQ(edited.Execute(req), RunEnd::completed) << edited.err;
+  std::vector<std::string> sent = edited.pool.jobs_sent;
+  std::sort(sent.begin(), sent.end());
+  EXPECT_EQ(sent, (std::vector<std::string>{"a|compile", "a|export", "a|onnx"}));
+  EXPECT_NE(edited.term.out.find("3 to run: 3 library code changed; 6 current"), std::string::npos) << edited.term.out;
+  EXPECT_EQ(explained, (std::vector<std::string>{"a onnx: kornia/color/gray.py:rgb_to_grayscale changed",
+                                                 "a export: kornia/color/gray.py:rgb_to_grayscale changed",
+                                                 "a compile: kornia/color/gray.py:rgb_to_grayscale changed"}));
+}
+
+TEST(RunSession, APlanLineCountsEveryCause) {
+  Session first = RunWithDeps();
+  Session next;
+  next.store = first.store;
+  next.store.results.erase({"c", "onnx"});  // never measured
+  next.pool.index_json = IndexJson("g2");
+  next.pool.cases = {"a", "b", "c", "d"};   // d is new
+  ASSERT_EQ(next.Execute(), RunEnd::completed) << next.err;
+  EXPECT_NE(next.term.out.find("12 jobs planned (from 4 cases x 3 paths): 7 to run: 4 new, 3 library code changed; "
+                                "5 current"),
+            std::string::npos)
+      << next.term.out;
+}
+
+TEST(RunSession, ADryRunPlansAndExplainsButProbesAndWritesNothing) {
+  Session first = RunWithDeps();
+  Session dry;
+  dry.store = first.store;
+  dry.pool.index_json = IndexJson("g2");
+  std::vector<std::string> explained;
+  RunRequest req;
+  req.dry_run = DryRun::yes;
+  req.explain = [&](const std::string& line) { explained.push_back(line); };
+  ASSERT_EQ(dry.Execute(req), RunEnd::completed) << dry.err;
+  EXPECT_TRUE(dry.pool.jobs_sent.empty());
+  EXPECT_EQ(dry.pool.started, 1);  // one worker, for the inventory and the index
+  EXPECT_TRUE(dry.pool.stopped);
+  EXPECT_EQ(dry.store.runs.size(), first.store.runs.size());  // no run recorded
+  EXPECT_EQ(dry.store.puts, first.store.puts);  // no result stored
+  EXPECT_EQ(dry.summary.to_run, 3u);
+  EXPECT_EQ(explained.size(), 3u);
+  EXPECT_NE(dry.term.out.find("3 to run: 3 library code changed; 6 current (dry run: nothing probed, no result written)"),
+            std::string::npos)
+      << dry.term.out;
+}
+
+TEST(RunSession, WithoutAnIndexTheLibraryFingerprintDecides) {
+  // A worker of a library it cannot index (none) sends an unknown index: stored results with deps
+  // are current only while the whole library is unchanged.
+  Session first;
+  first.pool.env_json = R"({"torch":"2.13","library":{"name":"kornia","version":"0.9.0","fingerprint":"L1"}})";
+  ASSERT_EQ(first.Execute(), RunEnd::completed);
+  Session next;
+  next.store = first.store;
+  next.pool.env_json = R"({"torch":"2.13","library":{"name":"kornia","version":"0.9.0","fingerprint":"L2"}})";
+  next.pool.index_json = R"({"type":"index","version":3,"library":"kornia","functions":{},"modules":{}})";
+  ASSERT_EQ(next.Execute(), RunEnd::completed);
+  EXPECT_EQ(next.pool.jobs_sent.size(), 9u);  // the records have no deps: any library change counts
 }
 
 TEST(RunSession, ANewPathHarnessReRunsThatPathOnly) {

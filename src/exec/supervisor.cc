@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/engine_record.h"
+#include "core/inventory_diff.h"
 #include "util/hash.h"
 
 namespace opsweep {
@@ -21,6 +22,7 @@ const char* TypeName(WorkerMessage::Type t) {
   switch (t) {
     case WorkerMessage::Type::hello: return "hello";
     case WorkerMessage::Type::inventory: return "inventory";
+    case WorkerMessage::Type::index: return "index";
     case WorkerMessage::Type::error: return "error";
     case WorkerMessage::Type::result: return "result";
     case WorkerMessage::Type::poisoned: return "poisoned";
@@ -32,7 +34,8 @@ const char* TypeName(WorkerMessage::Type t) {
 Supervisor::Supervisor(WorkerPool* pool, Clock* clock, const SupervisorOptions& options)
     : pool_(pool), clock_(clock), options_(options), slots_(static_cast<size_t>(pool->slots())) {}
 
-RunEnd Supervisor::Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, std::string* err) {
+RunEnd Supervisor::Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, LibraryIndex* index,
+                        std::string* err) {
   next_memory_check_ = clock_->Now() + options_.memory_poll_s;
   if (!StartWorker(0)) {
     *err = fatal_;
@@ -52,6 +55,7 @@ RunEnd Supervisor::Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, 
   }
   *hello = first_hello_;
   *inventory = first_inventory_;
+  *index = first_index_;
   return RunEnd::completed;
 }
 
@@ -254,6 +258,18 @@ void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
     s.got_hello = true;
     return;
   }
+  if (s.got_inventory) {
+    if (msg.type != WorkerMessage::Type::index) {
+      Fail(fmt::format("worker {}: expected 'index' after 'inventory', got '{}'", slot, TypeName(msg.type)));
+      return;
+    }
+    if (!have_first_index_) {  // the first worker's is the plan's; later workers measured the same files
+      first_index_ = msg.index;
+      have_first_index_ = true;
+    }
+    s.state = Slot::State::idle;
+    return;
+  }
   if (msg.type != WorkerMessage::Type::inventory) {
     Fail(fmt::format("worker {}: expected 'inventory' after 'hello', got '{}'", slot, TypeName(msg.type)));
     return;
@@ -261,17 +277,27 @@ void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
   std::string digest = InventoryDigest(msg.cases);
   if (have_first_) {
     if (digest != inventory_digest_) {
-      Fail(fmt::format("worker {} loaded different cases than the first worker did; did a registry change "
-                       "during the run?",
-                       slot));
+      Fail(InventoryMismatch(slot, msg.cases));
       return;
     }
   } else {
     first_inventory_ = msg.cases;
+    first_inventory_slot_ = slot;
     inventory_digest_ = digest;
     have_first_ = true;
   }
-  s.state = Slot::State::idle;
+  s.got_inventory = true;
+}
+
+// "worker 2 loaded different cases than worker 0: case 'x' has fingerprint ... in worker 2 and ...".
+std::string Supervisor::InventoryMismatch(int slot, const std::vector<CaseEntry>& cases) const {
+  const bool same = slot == first_inventory_slot_;  // a replacement in the first worker's slot
+  const std::string mine = same ? fmt::format("worker {} now", slot) : fmt::format("worker {}", slot);
+  const std::string theirs = same ? fmt::format("worker {} at its first start", slot)
+                                  : fmt::format("worker {}", first_inventory_slot_);
+  std::string difference = DescribeInventoryDifference(cases, mine, first_inventory_, theirs);
+  if (difference.empty()) difference = "the inventories differ";  // the digest says so; cannot happen
+  return fmt::format("{} loaded different cases than {}: {}", mine, theirs, difference);
 }
 
 void Supervisor::HandleExit(int slot, const ExitStatus& exit) {
@@ -312,7 +338,7 @@ void Supervisor::CheckDeadlines() {
     if (s.state == Slot::State::starting && now >= s.startup_deadline) {
       pool_->Kill(i);
       s = Slot{};
-      Fail(fmt::format("worker {} was not ready within {:g} s (no hello and inventory); {}", i,
+      Fail(fmt::format("worker {} was not ready within {:g} s (no hello, inventory and index); {}", i,
                        options_.startup_timeout_s, pool_->LogHint(i)));
       return;
     }

@@ -7,7 +7,7 @@
 // the job is not re-run (it would only poison the next worker). Without a record the job is
 // re-queued at the front, and a job that poisons a worker twice that way gets `crash`. `crash`
 // otherwise means a process that died. Every lost worker counts as a restart; past the cap the run stops with an error, as does a worker that cannot get ready
-// (no hello/inventory within the startup deadline, a registry error, a different environment).
+// (no hello/inventory/index within the startup deadline, a registry error, a different environment).
 //
 // It sees processes only through WorkerPool and time only through Clock, so tests script both.
 #pragma once
@@ -65,8 +65,8 @@ class Supervisor {
  public:
   Supervisor(WorkerPool* pool, Clock* clock, const SupervisorOptions& options);
 
-  // Starts the first worker and waits for its hello and inventory.
-  RunEnd Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, std::string* err);
+  // Starts the first worker and waits for its hello, inventory and library index.
+  RunEnd Open(HelloMessage* hello, std::vector<CaseEntry>* inventory, LibraryIndex* index, std::string* err);
 
   // Runs the jobs, taking them in the given order (the caller sorts them longest first), on up to
   // pool->slots() workers, starting more as needed. On interrupt or failure every worker is killed
@@ -83,6 +83,7 @@ class Supervisor {
     enum class State { empty, starting, idle, busy };
     State state = State::empty;
     bool got_hello = false;
+    bool got_inventory = false;
     double startup_deadline = 0;
     size_t job = 0;
     long long job_id = 0;
@@ -97,6 +98,7 @@ class Supervisor {
   void HandleLine(int slot, const std::string& line);
   void HandleStartupMessage(int slot, const WorkerMessage& msg);
   void HandleExit(int slot, const ExitStatus& exit);
+  std::string InventoryMismatch(int slot, const std::vector<CaseEntry>& cases) const;
   void ProtocolError(int slot, const std::string& problem);
   void CheckDeadlines();
   void CheckMemory();
@@ -118,6 +120,9 @@ class Supervisor {
   bool have_first_ = false;
   HelloMessage first_hello_;
   std::vector<CaseEntry> first_inventory_;
+  int first_inventory_slot_ = 0;  // the worker that loaded it
+  LibraryIndex first_index_;
+  bool have_first_index_ = false;
   std::string inventory_digest_;
 
   const std::vector<SupervisedJob>* jobs_ = nullptr;

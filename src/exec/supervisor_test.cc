@@ -32,7 +32,8 @@ struct Fixture {
   RunEnd Open() {
     HelloMessage hello;
     std::vector<CaseEntry> inv;
-    return sup.Open(&hello, &inv, &err);
+    LibraryIndex index;
+    return sup.Open(&hello, &inv, &index, &err);
   }
   RunEnd Run(const std::vector<SupervisedJob>& jobs) {
     RunEnd e = Open();
@@ -52,9 +53,12 @@ TEST(Supervisor, OpenReturnsHelloAndInventory) {
   Supervisor sup(&pool, &clock, {});
   HelloMessage hello;
   std::vector<CaseEntry> inv;
+  LibraryIndex index;
   std::string err;
-  ASSERT_EQ(sup.Open(&hello, &inv, &err), RunEnd::completed) << err;
+  ASSERT_EQ(sup.Open(&hello, &inv, &index, &err), RunEnd::completed) << err;
   EXPECT_EQ(hello.harness, "h1");
+  EXPECT_TRUE(index.known);
+  EXPECT_EQ(index.library, "kornia");
   ASSERT_EQ(inv.size(), 3u);
   EXPECT_EQ(inv[2].fingerprint, "fp-c");
   EXPECT_EQ(pool.started, 1);  // only the first worker until jobs are known
@@ -206,6 +210,30 @@ TEST(Supervisor, RegistryErrorIsForwarded) {
   EXPECT_EQ(f.err, f.pool.startup_error);
 }
 
+// A second worker whose registry drew other inputs (another fingerprint) stops the run, and the
+// message names the case, both fingerprints and both workers.
+TEST(Supervisor, AWorkerWithOtherCasesStopsTheRunNamingTheCase) {
+  Fixture f(2);
+  f.pool.fingerprints_by_start[1] = {{"b", "fp-b-other"}};
+  EXPECT_EQ(f.Run(Jobs({"a", "b", "c", "a"})), RunEnd::failed);
+  EXPECT_EQ(f.err,
+            "worker 1 loaded different cases than worker 0: case 'b' has fingerprint fp-b-other in worker 1 and "
+            "fp-b in worker 0 (does its registry draw random inputs without a seed, or did it change during the run?)");
+}
+
+// A replacement started in the first worker's slot is compared with that slot's first inventory.
+TEST(Supervisor, AReplacementWorkerWithOtherCasesIsNamedAsSuch) {
+  Fixture f(1);
+  f.pool.scripts["a|onnx"].kind = FakeJobScript::Kind::exit;
+  f.pool.scripts["a|onnx"].exit = ExitStatus{7, 0};
+  f.pool.fingerprints_by_start[1] = {{"c", "fp-c-2"}};
+  EXPECT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::failed);
+  EXPECT_EQ(f.err,
+            "worker 0 now loaded different cases than worker 0 at its first start: case 'c' has fingerprint fp-c-2 in "
+            "worker 0 now and fp-c in worker 0 at its first start (does its registry draw random inputs without a "
+            "seed, or did it change during the run?)");
+}
+
 TEST(Supervisor, StartupDeadlineIsAnError) {
   SupervisorOptions o;
   o.startup_timeout_s = 120;
@@ -221,7 +249,19 @@ TEST(Supervisor, RefusesAnotherProtocolVersion) {
   Fixture f(1);
   f.pool.protocol = 1;
   EXPECT_EQ(f.Open(), RunEnd::failed);
-  EXPECT_EQ(f.err, "the worker speaks protocol 1; this engine speaks protocol 2 (upgrade the one that is older)");
+  EXPECT_EQ(f.err, "the worker speaks protocol 1; this engine speaks protocol 3 (upgrade the one that is older)");
+}
+
+TEST(Supervisor, AWorkerMustSendItsIndexAfterTheInventory) {
+  Fixture f(1);
+  f.pool.index_json = "";  // a worker that stops after the inventory never gets ready
+  SupervisorOptions o;
+  EXPECT_EQ(f.Open(), RunEnd::failed);
+  EXPECT_NE(f.err.find("no hello, inventory and index"), std::string::npos) << f.err;
+  Fixture g(1);
+  g.pool.index_json = R"({"type":"inventory","cases":[]})";
+  EXPECT_EQ(g.Open(), RunEnd::failed);
+  EXPECT_EQ(g.err, "worker 0: expected 'index' after 'inventory', got 'inventory'");
 }
 
 TEST(Supervisor, SpawnFailureIsAnError) {
@@ -251,8 +291,9 @@ TEST(Supervisor, ObserverFailureStopsTheRun) {
   Supervisor sup(&pool, &clock, {});
   HelloMessage hello;
   std::vector<CaseEntry> inv;
+  LibraryIndex index;
   std::string err;
-  ASSERT_EQ(sup.Open(&hello, &inv, &err), RunEnd::completed);
+  ASSERT_EQ(sup.Open(&hello, &inv, &index, &err), RunEnd::completed);
   auto jobs = Jobs({"a", "b"});
   EXPECT_EQ(sup.Run(jobs, &failing, &err), RunEnd::failed);
   EXPECT_EQ(err, "database is locked");

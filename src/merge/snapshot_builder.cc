@@ -17,6 +17,7 @@ using json = nlohmann::json;
 
 constexpr size_t kDetailChars = 300;
 constexpr size_t kErrorChars = 300;
+constexpr size_t kLocationChars = 200;
 constexpr size_t kExamples = 5;
 
 std::string Str(const json& obj, const char* key) {
@@ -179,8 +180,10 @@ class Builder {
     std::vector<snapshot::GraphBreak> out;
     auto it = record.find("break_reasons");
     if (it == record.end() || !it->is_array()) return out;
+    const json frames = record.value("break_frames", json(nullptr));
     std::set<std::pair<std::string, std::string>> seen;
-    for (const json& r : *it) {
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& r = (*it)[i];
       if (!r.is_string()) continue;
       std::string text = r.get<std::string>();
       ClassifyInput in{path, "", std::nullopt, "", "", text, ""};
@@ -189,9 +192,16 @@ class Builder {
       std::string id = c.rule ? c.rule->id : kUnclassifiedReason;
       if (!c.rule) Unclassified(path, line);
       used_reasons_.insert(id);
-      if (seen.insert({id, line}).second) out.push_back({id, line});
+      if (seen.insert({id, line}).second) out.push_back({id, line, BreakLocation(frames, i)});
     }
     return out;
+  }
+
+  // break_frames[i] (parallel to break_reasons: the library frames where Dynamo broke, innermost
+  // first): its first frame, or "" when unknown.
+  std::string BreakLocation(const json& frames, std::size_t i) const {
+    if (!frames.is_array() || i >= frames.size()) return "";
+    return FirstFrame(frames[i]);
   }
 
   snapshot::Outcome OutcomeOf(const std::string& path, const json& record) {
@@ -203,13 +213,7 @@ class Builder {
     std::string type = Str(error, "type"), message = Str(error, "message"), chain = Str(error, "chain");
     o.error = CleanFirstLine(message.empty() ? type : message, library_, kErrorChars);
 
-    if (error.is_object()) {
-      if (auto frames = error.find("frames"); frames != error.end() && frames->is_array() && !frames->empty()) {
-        // Innermost first (python/opsweep/evidence.py): the first is where the library failed.
-        const json& inner = frames->front();
-        if (inner.is_string()) o.location = CleanFirstLine(inner.get<std::string>(), library_, 200);
-      }
-    }
+    o.location = LocationOf(error);
     if (auto it = record.find("graph_breaks"); it != record.end() && it->is_number_integer()) {
       o.graph_breaks = it->get<int>();
     }
@@ -225,7 +229,64 @@ class Builder {
     }
     o.detail = CleanFirstLine(detail, library_, kDetailChars);
     if (!IsSupported(o.status)) Classify(path, detail, type, message, chain, &o);
+    o.checks = ChecksOf(record);
+    o.notes = NotesOf(record);
     return o;
+  }
+
+  // The first frame of error.<key> (innermost first, python/opsweep/evidence.py), cleaned; "".
+  std::string FirstFrame(const json& frames) const {
+    if (!frames.is_array() || frames.empty() || !frames.front().is_string()) return "";
+    return CleanFirstLine(frames.front().get<std::string>(), library_, kLocationChars);
+  }
+
+  // Where the failure was raised: a failure raised in registry code (error.raised_in) is located at
+  // its innermost registry frame, since that is the code at fault (the library frames, if any, are
+  // further out); any other at its innermost library frame.
+  std::string LocationOf(const json& error) const {
+    if (!error.is_object()) return "";
+    if (Str(error, "raised_in") == "registry") {
+      std::string frame = FirstFrame(error.value("registry_frames", json(nullptr)));
+      if (!frame.empty()) return frame;
+    }
+    return FirstFrame(error.value("frames", json(nullptr)));
+  }
+
+  // record.checks ({"<id>": {"ran", "passed", "why"}}) in the snapshot's form; survey.cc has
+  // checked their shape.
+  std::map<std::string, snapshot::CheckResult> ChecksOf(const json& record) const {
+    std::map<std::string, snapshot::CheckResult> out;
+    auto it = record.find("checks");
+    if (it == record.end() || !it->is_object()) return out;
+    for (const auto& [id, check] : it->items()) {
+      if (!check.is_object()) continue;
+      const json ran = check.value("ran", json(false));
+      const json passed = check.value("passed", json(nullptr));
+      snapshot::CheckResult result;
+      if (!(ran.is_boolean() && ran.get<bool>())) {
+        result.state = snapshot::CheckState::not_run;
+      } else if (passed.is_boolean() && passed.get<bool>()) {
+        result.state = snapshot::CheckState::passed;
+      } else {
+        result.state = snapshot::CheckState::failed;
+      }
+      result.why = CleanFirstLine(Str(check, "why"), library_, kDetailChars);
+      out[id] = std::move(result);
+    }
+    return out;
+  }
+
+  // record.notes, cleaned, empty and repeated ones dropped, in the worker's order.
+  std::vector<std::string> NotesOf(const json& record) const {
+    std::vector<std::string> out;
+    auto it = record.find("notes");
+    if (it == record.end() || !it->is_array()) return out;
+    for (const json& note : *it) {
+      if (!note.is_string()) continue;
+      std::string text = CleanFirstLine(note.get<std::string>(), library_, kDetailChars);
+      if (!text.empty() && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));
+    }
+    return out;
   }
 
   // The reason of an outcome that is not supported, and its detail text.

@@ -3,10 +3,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <tuple>
 
 #include "core/status.h"
+#include "snapshot/checks.h"
+#include "store/results_text.h"
 
 namespace opsweep {
 
@@ -60,6 +64,53 @@ std::vector<std::string> OrderedIds(const std::set<std::string>& ids, const std:
   return out;
 }
 
+// record.checks (docs/formats.md section 3): {"<id>": {"ran": bool, "passed": bool|null, "why": text}};
+// a check that ran has passed or failed. Returns "" when absent or well formed.
+std::string ChecksProblem(const json& record) {
+  auto checks = record.find("checks");
+  if (checks == record.end() || checks->is_null()) return "";
+  if (!checks->is_object()) return "checks is not an object";
+  for (const auto& [id, check] : checks->items()) {
+    if (!snapshot::IsCheckId(id)) return fmt::format("check id '{}' is not lowercase letters, digits, '_' or '-'", id);
+    if (!check.is_object()) return fmt::format("checks.{} is not an object", id);
+    auto ran = check.find("ran");
+    if (ran == check.end() || !ran->is_boolean()) return fmt::format("checks.{}.ran is not true or false", id);
+    auto passed = check.find("passed");
+    const bool decided = passed != check.end() && passed->is_boolean();
+    if (ran->get<bool>() && !decided) return fmt::format("checks.{} ran but 'passed' is not true or false", id);
+    if (!ran->get<bool>() && passed != check.end() && !passed->is_null()) {
+      return fmt::format("checks.{} did not run but has 'passed' {}", id, passed->dump());
+    }
+    auto why = check.find("why");
+    if (why != check.end() && !why->is_null() && !why->is_string()) return fmt::format("checks.{}.why is not text", id);
+  }
+  return "";
+}
+
+// record.notes: a list of texts. record.break_frames: parallel to break_reasons, lists of frames.
+std::string NotesProblem(const json& record) {
+  auto notes = record.find("notes");
+  if (notes == record.end() || notes->is_null()) return "";
+  if (!notes->is_array()) return "notes is not a list";
+  for (const json& n : *notes) {
+    if (!n.is_string()) return "notes holds something that is not text";
+  }
+  return "";
+}
+
+std::string BreakFramesProblem(const json& record) {
+  auto frames = record.find("break_frames");
+  if (frames == record.end() || frames->is_null()) return "";
+  if (!frames->is_array()) return "break_frames is not a list";
+  for (const json& list : *frames) {
+    if (!list.is_array()) return "break_frames holds something that is not a list of frames";
+    for (const json& f : list) {
+      if (!f.is_string()) return "break_frames holds a frame that is not text";
+    }
+  }
+  return "";
+}
+
 // Checks one record against its path's description; returns "" when it is fit for the snapshot.
 std::string RecordProblem(const StoredResult& row, const json& record, const PathSpec& path) {
   if (!record.is_object()) return "the record is not a JSON object";
@@ -90,6 +141,9 @@ std::string RecordProblem(const StoredResult& row, const json& record, const Pat
   }
   auto error = record.find("error");
   if (error != record.end() && !error->is_null() && !error->is_object()) return "error is neither null nor an object";
+  for (auto problem : {ChecksProblem, NotesProblem, BreakFramesProblem}) {
+    if (std::string p = problem(record); !p.empty()) return p;
+  }
   return "";
 }
 
@@ -350,7 +404,38 @@ void ReadHeaderEnvironment(const std::vector<DbContents>& dbs, const JoinState& 
 
 }  // namespace
 
+namespace {
+// The committed text form (store/results_text.h): read as it is. A damaged file is refused: merge
+// never writes a snapshot from part of a survey without saying so (import it to see what remains).
+bool LoadTextContents(const std::string& file, DbContents* out, std::string* err) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    *err = fmt::format("{}: cannot be read", file);
+    return false;
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  ResultsContent content;
+  std::vector<std::string> warnings;
+  if (!ReadResultsText(bytes.str(), &content, &warnings, err)) {
+    *err = file + ": " + *err;
+    return false;
+  }
+  if (!warnings.empty()) {
+    *err = fmt::format("{}: damaged: {}{}", file, warnings.front(),
+                       warnings.size() > 1 ? fmt::format(" (and {} more problems)", warnings.size() - 1) : "");
+    return false;
+  }
+  out->file = file;
+  out->inventory = std::move(content.inventory);
+  out->runs = std::move(content.runs);
+  out->results = std::move(content.results);
+  return true;
+}
+}  // namespace
+
 bool LoadDbContents(const std::string& file, DbContents* out, std::string* err) {
+  if (file.size() > 6 && file.compare(file.size() - 6, 6, ".jsonl") == 0) return LoadTextContents(file, out, err);
   ResultsDb db;
   if (!db.Open(file, OpenMode::read_only, err)) return false;
   out->file = file;

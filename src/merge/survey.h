@@ -20,7 +20,8 @@
 //   - a case of the inventory without a result for a requested path (crash and timeout are results);
 //   - a record that cannot be read: not JSON, unknown status, a step that is neither common nor its
 //     path's, a status that disagrees with its row, a graph-break count that is negative or not an
-//     integer, graph-break reasons that are not text.
+//     integer, graph-break reasons that are not text; optional fields of the wrong shape (checks,
+//     notes, break_frames: docs/formats.md section 3).
 // Records that cannot be read are left out of the survey; everything else is kept, so `--force`
 // can still publish what was measured.
 #pragma once
@@ -43,7 +44,8 @@ struct DbContents {
   std::vector<StoredResult> results;
 };
 
-// Reads a database read-only (never modifies it). On failure returns false with one line.
+// Reads a database read-only (never modifies it); a FILE.jsonl is the database's committed text
+// form (store/results_text.h), refused when damaged. On failure returns false with one line.
 bool LoadDbContents(const std::string& file, DbContents* out, std::string* err);
 
 struct SurveyCase {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/escape.h"
+#include "snapshot/checks.h"
 #include "render/view_model.h"
 
 namespace opsweep::render {
@@ -87,9 +88,15 @@ void MarkdownRecords(const char* title, const std::vector<RecordLine>& lines, co
 
 nlohmann::json OutcomeJson(const snapshot::Outcome& o) {
   nlohmann::json breaks = nlohmann::json::array();
-  for (const auto& gb : o.break_reasons) breaks.push_back({{"reason", gb.reason}, {"text", gb.text}});
+  for (const auto& gb : o.break_reasons) {
+    breaks.push_back({{"reason", gb.reason}, {"text", gb.text}, {"location", gb.location}});
+  }
+  nlohmann::json checks = nlohmann::json::object();
+  for (const auto& [id, check] : o.checks) checks[id] = snapshot::CheckText(check);
   return {{"status", Id(o.status)},
           {"step", o.step},
+          {"checks", checks},
+          {"notes", o.notes},
           {"reason", o.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.reason)},
           {"detail", o.detail},
           {"error", o.error},

@@ -128,7 +128,9 @@ class Page {
           "class=\"m\">{}</span></li>\n",
           entry.cell.token, entry.cell.symbol, E(label), E(entry.meaning));
     }
-    out_ += "</ul>\n</section>\n";
+    out_ += "</ul>\n";
+    for (const std::string& note : vm_.legend_notes) out_ += "<p class=\"grp\">" + E(note) + "</p>\n";
+    out_ += "</section>\n";
   }
 
   void Releases() {
@@ -393,8 +395,9 @@ class Page {
     for (const auto& [flag, token] : {std::pair{row.changed, "changed"}, {row.since, "since"}, {row.broken, "broken"}}) {
       if (flag) history += history.empty() ? token : std::string(" ") + token;
     }
-    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{} data-q=\"{}\">",
+    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{} data-q=\"{}\">",
                         E(row.anchor), E(row.name), E(statuses), row.graph_breaks,
+                        row.fresh_unchecked ? " data-nf=\"1\"" : "",
                         history.empty() ? "" : " data-h=\"" + history + "\"", E(row.search_text));
     out_ += fmt::format("<th scope=\"row\"><a class=\"perma\" href=\"#{}\" aria-label=\"Link to {}\">#</a>",
                         E(row.anchor), E(row.name));
@@ -421,9 +424,10 @@ class Page {
       out_ += "<td class=\"grp\"><code>" + E(row.group) + "</code></td>";
     }
     out_ += "<td class=\"d\">";
-    if (!row.details.empty()) {
+    if (!row.details.empty() || !row.annotations.empty()) {
       out_ += "<ul>";
       for (const DetailLine& line : row.details) Detail(line);
+      for (const AnnotationLine& line : row.annotations) Annotation(line);
       out_ += "</ul>";
     }
     out_ += "</td></tr>\n";
@@ -441,6 +445,7 @@ class Page {
         } else {
           out_ += E(item.text);
         }
+        if (!item.location.empty()) out_ += " <span class=\"loc\">" + E(item.location) + "</span>";
       }
       out_ += ")</span>";
     }
@@ -466,6 +471,19 @@ class Page {
       out_ += fmt::format("<div class=\"mk mk-{}\">{}</div>", h.mark == MarkKind::since ? "since" : "broken",
                           E(h.mark_text));
     }
+  }
+
+  // A check or a note: its class says which (`ck ck-passed`, `ck ck-failed`, `ck ck-not-run`, `nt`).
+  void Annotation(const AnnotationLine& line) {
+    const char* css = "nt";
+    switch (line.kind) {
+      case AnnotationLine::Kind::check_passed: css = "ck ck-passed"; break;
+      case AnnotationLine::Kind::check_failed: css = "ck ck-failed"; break;
+      case AnnotationLine::Kind::check_not_run: css = "ck ck-not-run"; break;
+      case AnnotationLine::Kind::note: css = "nt"; break;
+    }
+    out_ += fmt::format("<li class=\"{}\"><span class=\"p\">{}:</span> {}</li>", css, E(line.paths_label),
+                        E(line.text));
   }
 
   const ViewModel& vm_;

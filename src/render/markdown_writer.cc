@@ -66,6 +66,7 @@ std::string Details(const RowView& row) {
       for (const BreakReasonView& reason : line.break_reasons) {
         if (!breaks.empty()) breaks += "; ";
         breaks += MarkdownEscape(reason.text);
+        if (!reason.location.empty()) breaks += " " + MarkdownCode(reason.location);
       }
       out += " (" + breaks + ")";
     }
@@ -73,6 +74,10 @@ std::string Details(const RowView& row) {
     if (line.reason) {
       out += fmt::format(" ([{}](#{}))", MarkdownEscape(line.reason->title), line.reason->anchor);
     }
+  }
+  for (const AnnotationLine& line : row.annotations) {
+    if (!out.empty()) out += "<br>";
+    out += fmt::format("*{}:* {}", MarkdownEscape(line.paths_label), MarkdownEscape(line.text));
   }
   return out;
 }
@@ -221,6 +226,7 @@ class MarkdownPage {
                           MarkdownEscape(entry.meaning));
     }
     out_ += "\n";
+    for (const std::string& note : vm_.legend_notes) out_ += MarkdownEscape(note) + "\n\n";
   }
 
   void Summary() {

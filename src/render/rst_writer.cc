@@ -77,12 +77,26 @@ std::string DetailItem(const DetailLine& line) {
     for (const BreakReasonView& reason : line.break_reasons) {
       if (!breaks.empty()) breaks += "; ";
       breaks += RstEscape(reason.text);
+      if (!reason.location.empty()) breaks += " " + RstLiteral(reason.location);
     }
     item += " (" + breaks + ")";
   }
   if (!line.location.empty()) item += " " + RstLiteral(line.location);
   if (line.reason) item += fmt::format(" (:ref:`{}`)", Label(line.reason->anchor));
   return item;
+}
+
+// A check or a note: a line in italics under the row's details.
+std::string AnnotationItem(const AnnotationLine& line) {
+  return fmt::format("*{}:* {}", RstEscape(line.paths_label), RstEscape(line.text));
+}
+
+// Every line of a row's details: what the paths said, then checks and notes.
+std::vector<std::string> DetailItems(const RowView& row) {
+  std::vector<std::string> items;
+  for (const DetailLine& line : row.details) items.push_back(DetailItem(line));
+  for (const AnnotationLine& line : row.annotations) items.push_back(AnnotationItem(line));
+  return items;
 }
 
 std::string CellText(const CellView& cell) { return cell.symbol + " " + RstEscape(cell.label); }
@@ -248,6 +262,11 @@ class RstPage {
 
   void Legend() {
     Title(&out_, "Legend", '-');
+    LegendTable();
+    for (const std::string& note : vm_.legend_notes) out_ += RstEscape(note) + "\n\n";
+  }
+
+  void LegendTable() {
     ListTable table(&out_, "", 1, "25 75");
     table.Row();
     table.Cell("Cell");
@@ -300,9 +319,7 @@ class RstPage {
       for (std::size_t p = 0; p < row.cells.size(); ++p) {
         table.Cell(HistoryCellText(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
       }
-      std::vector<std::string> items;
-      for (const DetailLine& line : row.details) items.push_back(DetailItem(line));
-      table.ListCell(items);
+      table.ListCell(DetailItems(row));
     }
   }
 
@@ -340,9 +357,7 @@ class RstPage {
       table.Row();
       table.Cell(OperatorCell(row));
       table.Cell(RstLiteral(row.group));
-      std::vector<std::string> items;
-      for (const DetailLine& line : row.details) items.push_back(DetailItem(line));
-      table.ListCell(items);
+      table.ListCell(DetailItems(row));
     }
   }
 

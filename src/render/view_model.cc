@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "render/annotations.h"
 #include "render/escape.h"
 
 namespace opsweep::render {
@@ -112,6 +113,7 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
     // A classified break reads as its reason's title; one no rule matched keeps Dynamo's own words.
     const bool classified = view.reason && gb.reason != snapshot::kUnclassifiedReason;
     view.text = classified ? view.reason->title : OneLine(gb.text);
+    view.location = OneLine(gb.location);
     line.break_reasons.push_back(std::move(view));
   }
   line.text = OneLine(outcome.detail);
@@ -128,7 +130,9 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
 bool SameLine(const DetailLine& a, const DetailLine& b) {
   auto key = [](const DetailLine& line) {
     std::vector<std::string> breaks;
-    for (const auto& item : line.break_reasons) breaks.push_back(item.reason ? "#" + item.reason->id : item.text);
+    for (const auto& item : line.break_reasons) {
+      breaks.push_back((item.reason ? "#" + item.reason->id : item.text) + "\n" + item.location);
+    }
     return std::make_tuple(line.text, line.error, line.location, line.reason ? line.reason->id : std::string(), breaks);
   };
   return key(a) == key(b);
@@ -214,6 +218,8 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
   vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version, JoinTitles(vm->paths));
   vm->environment = MakeEnvironment(snapshot);
   vm->legend = MakeLegend();
+  vm->legend_notes = MakeLegendNotes(snapshot);
+  vm->has_checks = HasChecks(snapshot);
   vm->unclassified = snapshot.unclassified;
 }
 
@@ -230,7 +236,7 @@ std::vector<bool> OnnxPaths(const Snapshot& snapshot, const std::vector<PathView
 
 // ---- rows ----------------------------------------------------------------------------------------
 
-// What the search box matches: name, variant and every reason text of the row.
+// What the search box matches: name, variant, every reason text of the row, its checks and notes.
 std::string SearchText(const RowView& row) {
   std::string text = row.name;
   if (!row.variant.empty()) text += " " + row.variant;
@@ -239,8 +245,12 @@ std::string SearchText(const RowView& row) {
       if (!part->empty()) text += " " + *part;
     }
     if (line.reason) text += " " + line.reason->id + " " + line.reason->title;
-    for (const auto& item : line.break_reasons) text += " " + item.text;
+    for (const auto& item : line.break_reasons) {
+      text += " " + item.text;
+      if (!item.location.empty()) text += " " + item.location;
+    }
   }
+  for (const AnnotationLine& line : row.annotations) text += " " + line.text;
   return text;
 }
 
@@ -275,6 +285,9 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
     }
   }
   for (DetailLine& line : row.details) line.paths_label = JoinLabels(line.paths, paths);
+  row.annotations = MakeAnnotations(record, paths);
+  for (AnnotationLine& line : row.annotations) line.paths_label = JoinLabels(line.paths, paths);
+  row.fresh_unchecked = FreshUnchecked(record);
   row.search_text = SearchText(row);
   return row;
 }
@@ -305,6 +318,7 @@ class Tally {
     ++vm->configurations;
     if (failed) ++any_failure_;
     if (row.graph_breaks > 0) ++with_breaks_;
+    if (row.fresh_unchecked) ++fresh_unchecked_;
     if (row.na_everywhere) ++vm->configurations_na_everywhere;
     if (all_supported) ++vm->configurations_all_pass;
     AddReasons(record, row, op);
@@ -324,6 +338,7 @@ class Tally {
 
   int any_failure() const { return any_failure_; }
   int with_breaks() const { return with_breaks_; }
+  int fresh_unchecked() const { return fresh_unchecked_; }
   const std::map<Status, int>& status_counts(std::size_t p) const { return status_counts_[p]; }
   int path_failures(std::size_t p) const { return path_failures_[p]; }
   const std::map<std::string, std::vector<AffectedRow>>& affected() const { return affected_; }
@@ -355,7 +370,7 @@ class Tally {
   const std::vector<PathView>& paths_;
   std::vector<bool> onnx_paths_;
   std::set<OperatorKey> operators_, operators_onnx_;
-  int any_failure_ = 0, with_breaks_ = 0;
+  int any_failure_ = 0, with_breaks_ = 0, fresh_unchecked_ = 0;
   std::vector<std::map<Status, int>> status_counts_;
   std::vector<int> path_failures_;
   std::map<std::string, std::vector<AffectedRow>> affected_;
@@ -425,6 +440,7 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
   out.push_back({"failure", "Any failure", tally.any_failure(), ""});
   out.push_back({"breaks", "Graph breaks", tally.with_breaks(), ""});
   out.push_back({"all-ok", "Supported on every path", vm.configurations_all_pass, ""});
+  if (vm.has_checks) out.push_back({"not-fresh", "Not checked on fresh inputs", tally.fresh_unchecked(), ""});
   for (std::size_t p = 0; p < vm.paths.size(); ++p) {
     const PathView& path = vm.paths[p];
     out.push_back({path.id + ":supported", path.title + ": supported", vm.cards[p].supported, path.title});

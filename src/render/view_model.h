@@ -60,10 +60,11 @@ struct ReasonLink {
   std::string anchor;  // of the reason's entry in the Reasons section
 };
 
-// A graph-break reason: a classified reason (linked) or a plain text.
+// A graph-break reason: a classified reason (linked) or a plain text, and where Dynamo broke.
 struct BreakReasonView {
   std::string text;
   std::optional<ReasonLink> reason;
+  std::string location;  // "kornia/x.py:40" or ""
 };
 
 // One line of a row's details: what one or more paths said, merged when equal.
@@ -97,6 +98,17 @@ struct PathHistory {
   std::string symbols;             // "✗✓✓": the strip in the cells' symbols, "·" where not surveyed
 };
 
+// A line of a row's details about how far a result was checked, or what the worker noticed: one
+// check of the captured program (the outcome's `checks`) or one note (its `notes`), shared by the
+// paths that say the same.
+struct AnnotationLine {
+  enum class Kind { check_passed, check_failed, check_not_run, note };
+  Kind kind = Kind::note;
+  std::vector<int> paths;   // indexes into ViewModel::paths
+  std::string paths_label;  // "ONNX, export"
+  std::string text;         // "checked on fresh inputs", "not checked on fresh inputs: <why>", "note: ..."
+};
+
 struct RowView {
   std::string name;
   std::string operator_name;
@@ -110,7 +122,10 @@ struct RowView {
   bool random = false;  // check=False
   std::vector<CellView> cells;  // one per path, in ViewModel::paths order
   std::vector<DetailLine> details;
-  std::string search_text;  // name, variant, reason texts and locations: what the search box sees
+  std::vector<AnnotationLine> annotations;  // checks first (fresh inputs, randomness, ...), then notes
+  // Some path is supported but its capture was not run on fresh inputs (the filter "not-fresh").
+  bool fresh_unchecked = false;
+  std::string search_text;  // name, variant, reason texts, locations, checks, notes: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
   std::vector<PathHistory> history;  // one per path; empty on a single-snapshot page
@@ -165,7 +180,8 @@ struct LegendEntry {
 };
 
 // One choice of the page's filter (HTML only). `value` is what the URL carries: "all", "failure",
-// "breaks", "all-ok", "<path>:supported", "<path>:failure" or "<path>:<status token>".
+// "breaks", "all-ok", "not-fresh" (when the snapshot records checks), "<path>:supported",
+// "<path>:failure" or "<path>:<status token>".
 struct FilterOption {
   std::string value;
   std::string label;
@@ -262,6 +278,10 @@ struct ViewModel {
   std::optional<int> operators_onnx;  // supported on an ONNX path in >= 1 configuration; none without one
   std::vector<EnvironmentEntry> environment;
   std::vector<LegendEntry> legend;
+  // Paragraphs under the legend on what the details say beyond the cells (checks, notes); only for
+  // what the snapshot holds, so a snapshot without checks or notes renders as before they existed.
+  std::vector<std::string> legend_notes;
+  bool has_checks = false;  // some outcome records checks: the "not-fresh" filter is offered
   std::vector<FilterOption> filters;
   std::vector<PackageView> packages;
   std::vector<RowView> na_rows;  // n/a on every path, in record order

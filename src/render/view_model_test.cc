@@ -185,8 +185,8 @@ TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWo
   snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};
   Record record = MakeRecord("h", "color", "", kOk, kOk, Status::ok_breaks);
   record.paths["compile"].graph_breaks = 2;
-  record.paths["compile"].break_reasons = {{"branch", "generic_jump TensorVariable()"},
-                                           {"unclassified", "Unsupported: call_function print"}};
+  record.paths["compile"].break_reasons = {{"branch", "generic_jump TensorVariable()", ""},
+                                           {"unclassified", "Unsupported: call_function print", ""}};
   snapshot.records = {record};
   const ViewModel vm = BuildViewModel(snapshot, {});
   const RowView& row = vm.packages[0].sections[0].rows[0];
@@ -308,6 +308,110 @@ TEST(WritersTest, SnapshotTextNeverReachesAPageUnescaped) {
   EXPECT_NE(md.find("\\| \\*b\\*"), std::string::npos);
   const std::string rst = WriteRst(vm);
   EXPECT_NE(rst.find("\\| \\*b\\*"), std::string::npos);
+}
+
+// ---- checks, notes and break locations --------------------------------------------------------
+
+using snapshot::CheckState;
+
+TEST(ViewModelTest, ChecksAndNotesBecomeDetailLinesSharedByPathsThatSayTheSame) {
+  Snapshot snapshot = Base();
+  Record record = MakeRecord("a", "color", "", kOk, kOk, Status::ok_unverified);
+  record.paths["onnx"].checks = {{"fresh_inputs", {CheckState::passed, ""}}};
+  record.paths["export"].checks = {{"fresh_inputs", {CheckState::passed, ""}}};
+  record.paths["compile"].checks = {{"randomness", {CheckState::not_run, "eager gives the same outputs"}},
+                                    {"fresh_inputs", {CheckState::not_run, "the case opted out: fixed points"}},
+                                    {"opset_17", {CheckState::failed, ""}}};
+  record.paths["compile"].notes = {"the worker restored torch's state"};
+  record.paths["onnx"].notes = {"the worker restored torch's state"};
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  EXPECT_TRUE(row.details.empty());  // every outcome is a plain success
+  ASSERT_EQ(row.annotations.size(), 5u);
+  using Kind = AnnotationLine::Kind;
+  EXPECT_EQ(row.annotations[0].paths_label, "ONNX, export");
+  EXPECT_EQ(row.annotations[0].text, "checked on fresh inputs");
+  EXPECT_EQ(row.annotations[0].kind, Kind::check_passed);
+  EXPECT_EQ(row.annotations[1].paths_label, "compile");
+  EXPECT_EQ(row.annotations[1].text, "not checked on fresh inputs: the case opted out: fixed points");
+  EXPECT_EQ(row.annotations[1].kind, Kind::check_not_run);
+  EXPECT_EQ(row.annotations[2].text, "randomness not checked: eager gives the same outputs");
+  EXPECT_EQ(row.annotations[3].text, "check 'opset 17' failed");  // a check with no words yet
+  EXPECT_EQ(row.annotations[3].kind, Kind::check_failed);
+  EXPECT_EQ(row.annotations[4].paths_label, "ONNX, compile");
+  EXPECT_EQ(row.annotations[4].text, "note: the worker restored torch's state");
+  EXPECT_EQ(row.annotations[4].kind, Kind::note);
+  EXPECT_TRUE(row.fresh_unchecked);  // compile says yes without the fresh-input check
+  for (const char* words : {"checked on fresh inputs", "the case opted out", "note: the worker restored"}) {
+    EXPECT_NE(row.search_text.find(words), std::string::npos) << words;
+  }
+}
+
+TEST(ViewModelTest, TheNotFreshFilterCountsSupportedOutcomesNotCheckedOnFreshInputs) {
+  Snapshot snapshot = Base();
+  Record checked = MakeRecord("a", "color", "", kOk, kOk, kOk);
+  for (auto& [path, outcome] : checked.paths) outcome.checks = {{"fresh_inputs", {CheckState::passed, ""}}};
+  Record unchecked = MakeRecord("b", "color", "", kOk, kFail, kOk);
+  unchecked.paths["compile"].checks = {{"fresh_inputs", {CheckState::not_run, "nothing to vary"}}};
+  Record differs = MakeRecord("c", "color", "", Status::mismatch, kOk, kOk);  // not a yes: not counted
+  differs.paths["onnx"].checks = {{"fresh_inputs", {CheckState::not_run, "already differs"}}};
+  Record failed = MakeRecord("d", "color", "", Status::mismatch, kOk, kOk);
+  failed.paths["onnx"].checks = {{"fresh_inputs", {CheckState::failed, "output 0"}}};
+  snapshot.records = {checked, unchecked, differs, failed};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  EXPECT_TRUE(vm.has_checks);
+  const auto filter = std::find_if(vm.filters.begin(), vm.filters.end(),
+                                   [](const FilterOption& f) { return f.value == "not-fresh"; });
+  ASSERT_NE(filter, vm.filters.end());
+  EXPECT_EQ(filter->label, "Not checked on fresh inputs");
+  EXPECT_EQ(filter->count, 1);  // b
+  EXPECT_EQ(filter->group, "");
+  ASSERT_EQ(vm.legend_notes.size(), 1u);  // checks, no notes
+  EXPECT_NE(vm.legend_notes[0].find("not checked on fresh inputs"), std::string::npos);
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_NE(html.find("<option value=\"not-fresh\">Not checked on fresh inputs (1)</option>"), std::string::npos);
+  EXPECT_NE(html.find("data-name=\"b\" data-s=\"ok fail ok\" data-b=\"0\" data-nf=\"1\""), std::string::npos);
+  EXPECT_EQ(html.find("data-name=\"c\" data-s=\"mismatch ok ok\" data-b=\"0\" data-nf"), std::string::npos);
+  EXPECT_NE(html.find("<li class=\"ck ck-not-run\"><span class=\"p\">compile:</span> not checked on fresh inputs: "
+                      "nothing to vary</li>"),
+            std::string::npos);
+}
+
+// A snapshot without checks or notes (one merged before they existed) renders as it always did:
+// no filter, no legend paragraph, no row attribute, no extra line.
+TEST(ViewModelTest, WithoutChecksOrNotesNothingIsAdded) {
+  Snapshot snapshot = Base();
+  snapshot.records = {MakeRecord("a", "color", "", kOk, kFail, kOk)};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  EXPECT_FALSE(vm.has_checks);
+  EXPECT_TRUE(vm.legend_notes.empty());
+  for (const FilterOption& f : vm.filters) EXPECT_NE(f.value, "not-fresh");
+  EXPECT_TRUE(vm.packages[0].sections[0].rows[0].annotations.empty());
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_EQ(html.find(" data-nf=\""), std::string::npos);
+  EXPECT_EQ(html.find("value=\"not-fresh\""), std::string::npos);
+  EXPECT_EQ(html.find("class=\"ck"), std::string::npos);
+}
+
+TEST(ViewModelTest, ABreakReasonKeepsItsLocationAndLinesWithOtherLocationsStaySeparate) {
+  Snapshot snapshot = Base();
+  Record record = MakeRecord("h", "color", "", kOk, Status::ok_breaks, Status::ok_breaks);
+  record.paths["export"].graph_breaks = 1;
+  record.paths["compile"].graph_breaks = 1;
+  record.paths["export"].break_reasons = {{"branch", "generic_jump", "kornia/x.py:40"}};
+  record.paths["compile"].break_reasons = {{"branch", "generic_jump", "kornia/y.py:7"}};
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 2u);
+  EXPECT_EQ(row.details[0].break_reasons[0].location, "kornia/x.py:40");
+  EXPECT_EQ(row.details[1].break_reasons[0].location, "kornia/y.py:7");
+  EXPECT_NE(row.search_text.find("kornia/y.py:7"), std::string::npos);
+  EXPECT_NE(WriteMarkdown(vm).find("Python branch `kornia/x.py:40`"), std::string::npos);
+  EXPECT_NE(WriteRst(vm).find("Python branch ``kornia/y.py:7``"), std::string::npos);
 }
 
 TEST(WritersTest, OutputIsDeterministic) {

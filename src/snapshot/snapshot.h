@@ -15,6 +15,7 @@
 
 #include "core/path_spec.h"
 #include "core/status.h"
+#include "snapshot/checks.h"
 
 namespace opsweep::snapshot {
 
@@ -25,10 +26,12 @@ inline constexpr int kSchema = 2;
 inline constexpr const char* kUnclassifiedReason = "unclassified";
 inline constexpr const char* kMissingResultReason = "missing-result";
 
-// One graph-break reason: its reason id (a rule's, or `unclassified`) and the cleaned text.
+// One graph-break reason: its reason id (a rule's, or `unclassified`), the cleaned text, and where
+// Dynamo broke in the library ("kornia/x.py:40"; "" when unknown: omitted on disk).
 struct GraphBreak {
   std::string reason;
   std::string text;
+  std::string location;
 };
 
 // One record's outcome on one path.
@@ -38,10 +41,14 @@ struct Outcome {
   std::string reason;    // reason id; "" (null on disk) for a supported outcome
   std::string detail;    // short user-facing text
   std::string error;     // cleaned first line of the root cause, "" when nothing raised
-  std::string location;  // "kornia/x.py:12", "" when unknown
+  std::string location;  // where it was raised: "kornia/x.py:12", a registry's "cases_x.py:40"; "" when unknown
   std::optional<int> graph_breaks;
   std::vector<GraphBreak> break_reasons;
   std::vector<std::string> op_types;  // sorted
+  // Optional fields, omitted on disk when empty (a snapshot without them reads and writes back to
+  // the same bytes):
+  std::map<std::string, CheckResult> checks;  // by check id (record.checks): "fresh_inputs", ...
+  std::vector<std::string> notes;             // what the worker observed around the job, cleaned
 };
 
 struct Record {

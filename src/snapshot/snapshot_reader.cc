@@ -1,5 +1,7 @@
 #include "snapshot/snapshot_reader.h"
 
+#include "snapshot/checks.h"
+
 #include <fmt/core.h>
 
 #include <set>
@@ -98,13 +100,30 @@ bool ReadBreakReasons(FieldReader& fields, const json& j, const std::string& whe
     if (!item.is_object()) return fields.Fail(where, "a break reason is not an object {\"reason\", \"text\"}");
     GraphBreak gb;
     if (!fields.String(item, "reason", where, Need::kOptional, &gb.reason) ||
-        !fields.String(item, "text", where, Need::kOptional, &gb.text)) {
+        !fields.String(item, "text", where, Need::kOptional, &gb.text) ||
+        !fields.String(item, "location", where, Need::kOptional, &gb.location)) {
       return false;
     }
     if (!gb.reason.empty() && reasons.find(gb.reason) == reasons.end()) {
       return fields.Fail(where, fmt::format("break reason '{}' is not in 'reasons'", gb.reason));
     }
     out->break_reasons.push_back(std::move(gb));
+  }
+  return true;
+}
+
+// "checks": {"<id>": "passed" | "failed[: why]" | "not run[: why]"} (snapshot/checks.h); optional.
+bool ReadChecks(FieldReader& fields, const json& j, const std::string& where, Outcome* out) {
+  const json* checks = nullptr;
+  if (!fields.Object(j, "checks", where, Need::kOptional, &checks)) return false;
+  if (checks == nullptr) return true;
+  for (const auto& [id, value] : checks->items()) {
+    if (!IsCheckId(id)) return fields.Fail(where, fmt::format("check id '{}' is not lowercase letters, digits, '_' or '-'", id));
+    if (!value.is_string()) return fields.Fail(where, fmt::format("check '{}' is not a string", id));
+    std::string problem;
+    if (!ParseCheckText(value.get<std::string>(), &out->checks[id], &problem)) {
+      return fields.Fail(where, fmt::format("check '{}' {}", id, problem));
+    }
   }
   return true;
 }
@@ -123,7 +142,9 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, c
       !fields.String(j, "error", where, Need::kOptional, &out->error) ||
       !fields.String(j, "location", where, Need::kOptional, &out->location) ||
       !fields.StringList(j, "op_types", where, &out->op_types) ||
-      !ReadBreakReasons(fields, j, where, reasons, out)) {
+      !ReadBreakReasons(fields, j, where, reasons, out) ||
+      !ReadChecks(fields, j, where, out) ||
+      !fields.StringList(j, "notes", where, &out->notes)) {
     return false;
   }
   if (!out->step.empty() && !PathHasStep(path, out->step)) {

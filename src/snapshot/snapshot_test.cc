@@ -95,6 +95,58 @@ TEST(SnapshotWriter, WritesWhatTheReaderReadsToTheByte) {
   EXPECT_EQ(WriteSnapshot(snapshot), text);
 }
 
+// The optional fields (checks, notes, a break reason's location) read and write back to the byte;
+// without them the outcome is written exactly as before they existed.
+TEST(SnapshotWriter, OptionalOutcomeFieldsRoundTripAndAreOmittedWhenEmpty) {
+  json j = Minimal();
+  json& onnx = j["records"][0]["paths"]["onnx"];
+  onnx["checks"] = {{"fresh_inputs", "passed"}, {"randomness", "not run: eager gives the same outputs"}};
+  onnx["notes"] = {"the worker restored torch's thread-local state"};
+  j["records"][1]["paths"]["compile"]["graph_breaks"] = 1;
+  j["records"][1]["paths"]["compile"]["break_reasons"] = {
+      {{"location", "kornia/filters/x.py:40"}, {"reason", "r1"}, {"text", "Tensor.item() call"}}};
+  const std::string text = j.dump(2) + "\n";
+  Snapshot snapshot;
+  std::string err;
+  ASSERT_TRUE(ReadSnapshot(text, &snapshot, &err)) << err;
+  const Outcome& a = snapshot.records[0].paths.at("onnx");
+  ASSERT_EQ(a.checks.size(), 2u);
+  EXPECT_EQ(a.checks.at("fresh_inputs").state, CheckState::passed);
+  EXPECT_EQ(a.checks.at("randomness").state, CheckState::not_run);
+  EXPECT_EQ(a.checks.at("randomness").why, "eager gives the same outputs");
+  EXPECT_EQ(a.notes, std::vector<std::string>{"the worker restored torch's thread-local state"});
+  EXPECT_EQ(snapshot.records[1].paths.at("compile").break_reasons[0].location, "kornia/filters/x.py:40");
+  EXPECT_EQ(WriteSnapshot(snapshot), text);
+
+  json bare = Minimal();
+  ASSERT_TRUE(ReadSnapshot(bare.dump(), &snapshot, &err)) << err;
+  const json written = json::parse(WriteSnapshot(snapshot));
+  for (const char* key : {"checks", "notes"}) EXPECT_FALSE(written["records"][0]["paths"]["onnx"].contains(key)) << key;
+  EXPECT_EQ(WriteSnapshot(snapshot), bare.dump(2) + "\n");
+}
+
+TEST(SnapshotReader, RefusesMalformedChecksAndNotes) {
+  json j = Minimal();
+  j["records"][0]["paths"]["onnx"]["checks"] = {{"fresh_inputs", "maybe"}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx: check 'fresh_inputs' does not start with 'passed', 'failed' or "
+                        "'not run' (then optionally ': ' and why)");
+  j = Minimal();
+  j["records"][0]["paths"]["onnx"]["checks"] = {{"fresh_inputs", {{"ran", true}}}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx: check 'fresh_inputs' is not a string");
+  j = Minimal();
+  j["records"][0]["paths"]["onnx"]["checks"] = {{"Fresh Inputs", "passed"}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx: check id 'Fresh Inputs' is not lowercase letters, digits, '_' or '-'");
+  j = Minimal();
+  j["records"][0]["paths"]["onnx"]["checks"] = "passed";
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx: 'checks' is not an object");
+  j = Minimal();
+  j["records"][0]["paths"]["onnx"]["notes"] = {1};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx: 'notes' holds a non-string");
+  j = Minimal();
+  j["records"][0]["paths"]["compile"]["break_reasons"] = {{{"reason", "r1"}, {"text", "t"}, {"location", 3}}};
+  EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.compile: 'location' is not a string");
+}
+
 TEST(SnapshotReader, AnUnversionedLibraryIsRead) {
   json j = Minimal();
   j["library"]["version"] = "";

@@ -8,18 +8,40 @@ using json = nlohmann::json;
 
 json IdOrNull(const std::string& id) { return id.empty() ? json(nullptr) : json(id); }
 
+json BreakJson(const GraphBreak& b) {
+  json out = {{"reason", IdOrNull(b.reason)}, {"text", b.text}};
+  if (!b.location.empty()) out["location"] = b.location;
+  return out;
+}
+
+// The optional fields of an outcome: written only when they hold something, so a snapshot without
+// them keeps its bytes.
+void AddChecks(const Outcome& o, json* out) {
+  if (o.checks.empty()) return;
+  json checks = json::object();
+  for (const auto& [id, check] : o.checks) checks[id] = CheckText(check);
+  (*out)["checks"] = std::move(checks);
+}
+
+void AddNotes(const Outcome& o, json* out) {
+  if (!o.notes.empty()) (*out)["notes"] = o.notes;
+}
+
 json OutcomeJson(const Outcome& o) {
   json breaks = json::array();
-  for (const GraphBreak& b : o.break_reasons) breaks.push_back({{"reason", IdOrNull(b.reason)}, {"text", b.text}});
-  return {{"status", StatusId(o.status)},
-          {"step", o.step},
-          {"reason", IdOrNull(o.reason)},
-          {"detail", o.detail},
-          {"error", o.error},
-          {"location", o.location},
-          {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
-          {"break_reasons", breaks},
-          {"op_types", o.op_types}};
+  for (const GraphBreak& b : o.break_reasons) breaks.push_back(BreakJson(b));
+  json out = {{"status", StatusId(o.status)},
+              {"step", o.step},
+              {"reason", IdOrNull(o.reason)},
+              {"detail", o.detail},
+              {"error", o.error},
+              {"location", o.location},
+              {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
+              {"break_reasons", breaks},
+              {"op_types", o.op_types}};
+  AddChecks(o, &out);
+  AddNotes(o, &out);
+  return out;
 }
 
 json RecordJson(const Record& r) {

@@ -12,6 +12,9 @@
 // one key for every path) is refused, never migrated: its results must be measured again.
 #include "store/results_db.h"
 
+#include <algorithm>
+#include <map>
+
 #include <sqlite3.h>
 
 #include <cstdio>
@@ -409,6 +412,114 @@ std::optional<StoredResult> ResultsDb::FindResult(const std::string& case_name, 
   sqlite3_bind_text(st.get(), 2, path.data(), static_cast<int>(path.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
   return ReadResult(st);
+}
+
+bool ResultsDb::LoadAll(ResultsContent* out, std::string* err) const {
+  return LoadRuns(&out->runs, err) && LoadInventory(&out->inventory, err) && LoadResults(&out->results, err);
+}
+
+bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, std::string* err) {
+  if (!db_) { *err = "results database is not open"; return false; }
+  *summary = ImportSummary{};
+  ResultsContent existing;
+  if (!LoadAll(&existing, err)) return false;
+  std::string why;
+  if (!Exec(db_, "BEGIN IMMEDIATE", &why)) { *err = file_ + ": " + why; return false; }
+  auto rollback = [&](const std::string& what) {
+    std::string ignored;
+    Exec(db_, "ROLLBACK", &ignored);
+    *err = file_ + ": " + what;
+    return false;
+  };
+  auto same_run = [](const RunInfo& a, const RunInfo& b) {
+    return a.started == b.started && a.finished == b.finished && a.shard == b.shard && a.env_json == b.env_json &&
+           a.harness == b.harness && a.paths_json == b.paths_json;
+  };
+  std::map<long long, long long> ids;  // imported run id -> database run id
+  std::map<long long, std::string> started;
+  for (const RunInfo& r : existing.runs) started[r.id] = r.started;
+  for (const RunInfo& run : content.runs) {
+    long long id = 0;
+    for (const RunInfo& e : existing.runs) {
+      if (same_run(e, run)) id = e.id;
+    }
+    if (id == 0) {
+      Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json) "
+                   "VALUES(?,?,?,?,?,?,?,?)");
+      if (!st.ok()) return rollback(sqlite3_errmsg(db_));
+      st.Bind(1, run.started);
+      st.Bind(2, run.finished);
+      st.Bind(3, run.argv);
+      st.Bind(4, run.shard);
+      st.Bind(5, run.env_json);
+      st.Bind(6, run.harness);
+      st.Bind(7, run.registries_json);
+      st.Bind(8, run.paths_json);
+      if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback(sqlite3_errmsg(db_));
+      id = sqlite3_last_insert_rowid(db_);
+      ++summary->runs_added;
+      started[id] = run.started;
+    }
+    ids[run.id] = id;
+  }
+  auto mapped = [&](long long run_id) {
+    auto it = ids.find(run_id);
+    return it == ids.end() ? 0 : it->second;
+  };
+  std::map<std::pair<std::string, std::string>, std::string> finished;
+  for (const StoredResult& r : existing.results) finished[{r.case_name, r.path}] = r.finished;
+  {
+    Stmt st(db_, "INSERT OR REPLACE INTO results(case_name, path, job_key, key_fields_json, status, record_json, "
+                 "duration_s, attempts, run_id, finished) VALUES(?,?,?,?,?,?,?,?,?,?)");
+    if (!st.ok()) return rollback(sqlite3_errmsg(db_));
+    for (const StoredResult& r : content.results) {
+      auto it = finished.find({r.case_name, r.path});
+      if (it != finished.end() && it->second >= r.finished) {
+        ++summary->results_kept;
+        continue;
+      }
+      ++(it == finished.end() ? summary->results_added : summary->results_replaced);
+      sqlite3_reset(st.get());
+      st.Bind(1, r.case_name);
+      st.Bind(2, r.path);
+      st.Bind(3, r.job_key);
+      st.Bind(4, r.key_fields_json);
+      st.Bind(5, r.status);
+      st.Bind(6, r.record_json);
+      st.Bind(7, r.duration_s);
+      st.Bind(8, static_cast<long long>(r.attempts));
+      st.Bind(9, mapped(r.run_id));
+      st.Bind(10, r.finished);
+      if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback(sqlite3_errmsg(db_));
+    }
+  }
+  auto inventory_started = [&](const std::vector<InventoryCase>& inv, bool imported) {
+    std::string newest;
+    for (const InventoryCase& c : inv) {
+      auto it = started.find(imported ? mapped(c.run_id) : c.run_id);
+      if (it != started.end()) newest = std::max(newest, it->second);
+    }
+    return newest;
+  };
+  if (!content.inventory.empty() &&
+      (existing.inventory.empty() || inventory_started(content.inventory, true) > inventory_started(existing.inventory, false))) {
+    if (!Exec(db_, "DELETE FROM cases", &why)) return rollback(why);
+    Stmt st(db_, "INSERT INTO cases(name, group_name, registry, fingerprint, info_json, run_id) VALUES(?,?,?,?,?,?)");
+    if (!st.ok()) return rollback(sqlite3_errmsg(db_));
+    for (const InventoryCase& c : content.inventory) {
+      sqlite3_reset(st.get());
+      st.Bind(1, c.name);
+      st.Bind(2, c.group);
+      st.Bind(3, c.registry);
+      st.Bind(4, c.fingerprint);
+      st.Bind(5, c.info_json);
+      st.Bind(6, mapped(c.run_id));
+      if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback("case '" + c.name + "': " + sqlite3_errmsg(db_));
+    }
+    summary->inventory_replaced = true;
+  }
+  if (!Exec(db_, "COMMIT", &why)) return rollback(why);
+  return true;
 }
 
 }  // namespace opsweep

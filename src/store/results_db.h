@@ -41,6 +41,23 @@ struct RunInfo {
   std::string paths_json;  // the requested paths' descriptions, as the worker's hello gave them
 };
 
+// Everything a database holds, as one value: what the text form (store/results_text.h) writes and
+// reads, and what Import() adds to a database.
+struct ResultsContent {
+  std::vector<RunInfo> runs;
+  std::vector<InventoryCase> inventory;
+  std::vector<StoredResult> results;
+};
+
+// What Import() did.
+struct ImportSummary {
+  size_t runs_added = 0;        // runs not already in the database (an identical run is reused)
+  size_t results_added = 0;     // (case, path) the database had no result for
+  size_t results_replaced = 0;  // results older than the imported ones (by `finished`)
+  size_t results_kept = 0;      // results newer than (or as new as) the imported ones: kept
+  bool inventory_replaced = false;
+};
+
 enum class OpenMode { read_only, read_write_create };
 
 class ResultsDb {
@@ -62,7 +79,15 @@ class ResultsDb {
   bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err);
   bool PutResult(const StoredResult& result, std::string* err);
 
+  // Adds `content` in one transaction. Its runs are added (an identical run, same started, finished,
+  // shard, env, harness and paths, is reused) and its run ids mapped to the database's; each
+  // result replaces the stored one of its (case, path) unless that one finished later or at the
+  // same time (merge's rule: the later result wins); the inventory replaces the database's when
+  // the database has none, or when the imported inventory's run started later.
+  bool Import(const ResultsContent& content, ImportSummary* summary, std::string* err);
+
   // Reads.
+  bool LoadAll(ResultsContent* out, std::string* err) const;
   bool LoadResults(std::vector<StoredResult>* out, std::string* err) const;
   bool LoadInventory(std::vector<InventoryCase>* out, std::string* err) const;
   bool LoadRuns(std::vector<RunInfo>* out, std::string* err) const;

@@ -16,6 +16,10 @@ class FakeResultStore : public ResultStore {
     for (const auto& [k, v] : results) out->push_back(v);
     return true;
   }
+  bool LoadRuns(std::vector<RunInfo>* out, std::string* err) override {
+    *out = runs;
+    return true;
+  }
   bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) override {
     runs.push_back(run);
     *run_id = static_cast<long long>(runs.size());

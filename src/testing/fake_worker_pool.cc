@@ -41,9 +41,15 @@ bool FakeWorkerPool::Start(int slot, std::string* err) {
   nlohmann::json hello = {{"type", "hello"}, {"protocol", protocol}, {"pid", 1}, {"harness", harness},
                           {"paths", described}, {"env", nlohmann::json::parse(env_json)}};
   nlohmann::json inv = {{"type", "inventory"}, {"cases", nlohmann::json::array()}};
-  for (const auto& c : cases) inv["cases"].push_back({{"name", c}, {"group", "g.sub"}, {"registry", "r.py"}, {"fingerprint", "fp-" + c}});
+  const auto varied = fingerprints_by_start.find(started - 1);  // this worker's start, counted from 0
+  for (const auto& c : cases) {
+    std::string fingerprint = "fp-" + c;
+    if (varied != fingerprints_by_start.end() && varied->second.count(c)) fingerprint = varied->second.at(c);
+    inv["cases"].push_back({{"name", c}, {"group", "g.sub"}, {"registry", "r.py"}, {"fingerprint", fingerprint}});
+  }
   Schedule(slot, due, {0, WorkerEvent::Kind::line, hello.dump(), {}});
   Schedule(slot, due, {0, WorkerEvent::Kind::line, inv.dump(), {}});
+  if (!index_json.empty()) Schedule(slot, due, {0, WorkerEvent::Kind::line, index_json, {}});
   return true;
 }
 
@@ -63,6 +69,7 @@ bool FakeWorkerPool::Send(int slot, const std::string& line, std::string* err) {
   double due = clock_->now + s.seconds;
   auto result = [&](const std::string& status) {
     nlohmann::json r = {{"type", "result"}, {"id", id}, {"case", c}, {"path", p}, {"record", {{"status", status}}}};
+    if (!s.deps_json.empty()) r["record"]["deps"] = nlohmann::json::parse(s.deps_json);
     return r.dump();
   };
   switch (s.kind) {

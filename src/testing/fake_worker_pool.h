@@ -22,6 +22,7 @@ struct FakeJobScript {
   int poison_times = 1000;    // Kind::poison: poisons this many times, then answers `status`
   bool poison_with_record = false;  // Kind::poison: the message carries the job's record (`status`)
   long long rss_bytes = 0;    // Kind::memory: the group's RSS once `seconds` have passed (then hangs)
+  std::string deps_json;      // Kind::result: the record's `deps` (JSON text); none when empty
 };
 
 class FakeWorkerPool : public WorkerPool {
@@ -31,10 +32,14 @@ class FakeWorkerPool : public WorkerPool {
   // --- configuration ---
   std::map<std::string, FakeJobScript> scripts;  // by "case|path"
   std::vector<std::string> cases = {"a", "b", "c"};  // the inventory (group "g.sub", fingerprint "fp-<name>")
+  // Other fingerprints in the inventory of the Nth worker started (from 0): {N: {case: fingerprint}}.
+  std::map<int, std::map<std::string, std::string>> fingerprints_by_start;
   std::vector<PathSpec> paths;   // default: the bundled paths (tests/fixtures/paths.json)
   std::string env_json = R"({"torch":"2.13","opset":18})";
   double startup_s = 0.5;
-  int protocol = 2;
+  int protocol = 3;
+  // The index message sent after the inventory ("" sends none: a worker of protocol 2).
+  std::string index_json = R"({"type":"index","version":3,"library":"kornia","functions":{},"modules":{}})";
   std::string startup_error;     // sent instead of hello when set
   bool startup_hangs = false;
   int fail_start_after = -1;     // Start() fails once this many workers were started

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fake opsweep worker: speaks protocol 2 (docs/formats.md section 2) and needs no torch.
+"""A fake opsweep worker: speaks protocol 3 (docs/formats.md section 2) and needs no torch.
 
 The engine runs it through OPSWEEP_WORKER_CMD="python3 tests/fake_workers/fake_worker.py". Its
 registries are JSON files (--registry FILE, repeatable):
@@ -10,13 +10,22 @@ registries are JSON files (--registry FILE, repeatable):
                                             #   described as tests/fixtures/paths.json says, others
                                             #   get a made-up description (steps ["capture"])
    "describe": {"onnx": {"harness": "x"}},  # optional; fields that replace those of a description
-   "startup": {"sleep": 0, "error": null, "exit": null, "garbage": false, "protocol": 2},
+   "startup": {"sleep": 0, "error": null, "exit": null, "garbage": false, "protocol": 3},
+   "index": {"functions": {"lib/a.py:f": "d1"}, "modules": {"lib/a.py": "m1"}},   # optional; the
+                                            #   index message (default: empty maps); a file name
+                                            #   (a string) is read at start-up instead
    "state_dir": "/tmp/x",                   # optional; where once-only behaviours keep markers
    "journal": "/tmp/x/journal",             # optional; "case|path" appended as each job starts
    "cases": [{"name": "a", "group": "color", "fingerprint": "f1",
               "do": "ok",                   # default behaviour for every path
               "paths": {"compile": "segv"}, # optional per-path behaviour
-              "sleep": 0.0}]}               # optional seconds before the behaviour
+              "sleep": 0.0,                 # optional seconds before the behaviour
+              "deps": {"functions": {...}, "modules": {...}},  # optional; record.deps (else null)
+              "later": {"fingerprint": "f2"}}]}   # optional; see below
+
+A case's "later" (needs "state_dir") applies to every worker but the first to start: its fields
+replace the case's in the inventory ({"fingerprint": "f2"}: a registry that draws other inputs in
+each process), and "later": null leaves the case out of their inventory (a registry that changed).
 
 `--library NAME` becomes hello.env.library.name. A case without "do" takes its behaviour from its name's first word (split on "_"), so a case named
 "segv_blur" segfaults. Behaviours:
@@ -112,18 +121,34 @@ def main():
         env["library"] = dict(env["library"], name=args.library)
     paths = describe(config.get("paths", ["onnx", "export", "compile"]), config.get("describe", {}))
     steps = {d["id"]: d["steps"] for d in paths}
-    send({"type": "hello", "protocol": startup.get("protocol", 2), "pid": os.getpid(),
+    send({"type": "hello", "protocol": startup.get("protocol", 3), "pid": os.getpid(),
           "harness": config.get("harness", "harness1"), "paths": paths, "env": env})
+    state_dir = config.get("state_dir")
+    later = False  # not the first worker to start: cases' "later" apply
+    if state_dir:
+        try:
+            os.close(os.open(os.path.join(state_dir, "first-worker-started"), os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            later = True
     by_name = {}
     inventory = []
     for c in config["cases"]:
+        if later and "later" in c:
+            if c["later"] is None:
+                continue
+            c = dict(c, **c["later"])
         by_name[c["name"]] = c
         inventory.append({"name": c["name"], "group": c.get("group", "misc"), "registry": "fake.json",
                           "fingerprint": c.get("fingerprint", "fp-" + c["name"]), "target": "fake." + c["name"],
                           "check": True, "skip": None, "note": "", "tags": [], "method": None, "origin": "fake.json:1"})
     send({"type": "inventory", "cases": inventory})
+    index = config.get("index", {})
+    if isinstance(index, str):
+        with open(index, encoding="utf-8") as f:
+            index = json.load(f)
+    send({"type": "index", "version": 3, "library": env["library"]["name"],
+          "functions": index.get("functions", {}), "modules": index.get("modules", {})})
 
-    state_dir = config.get("state_dir")
     for line in proto_in:
         msg = json.loads(line)
         if msg.get("type") == "shutdown":
@@ -139,7 +164,7 @@ def main():
         def record(status, detail=""):
             return {"status": status, "step": "" if status == "ok" else steps.get(path, ["worker"])[0],
                     "detail": detail, "error": None, "graph_breaks": None, "break_reasons": [], "onnx": None,
-                    "outputs": None, "timings": {"total_s": 0.0}, "sources": []}
+                    "outputs": None, "timings": {"total_s": 0.0}, "sources": [], "deps": c.get("deps")}
 
         def result(status, detail=""):
             send({"type": "result", "id": jid, "case": name, "path": path, "record": record(status, detail)})

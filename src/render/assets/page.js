@@ -2,8 +2,9 @@
  *
  * The page is complete without this script (plain tables); the script only hides rows. Each row
  * carries its statuses (data-s: one token per path, in the order of the config's paths), its
- * graph-break count (data-b), its search text (data-q) and, on pages of several torch releases, its
- * history tokens (data-h: changed, since, broken). State lives in the URL hash:
+ * graph-break count (data-b), its search text (data-q), when a path says yes without having
+ * been checked on fresh inputs data-nf, and on pages of several torch releases its history
+ * tokens (data-h: changed, since, broken). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  */
 (function () {
@@ -40,6 +41,7 @@
         q: (tr.getAttribute('data-q') || '').toLowerCase(),
         s: tr.getAttribute('data-s').split(' '),
         b: +(tr.getAttribute('data-b') || 0),
+        nf: tr.hasAttribute('data-nf'),
         h: (tr.getAttribute('data-h') || '').split(' '),
         shown: true,
         box: entry
@@ -56,6 +58,7 @@
       return false;
     }
     if (value === 'breaks') return row.b > 0;
+    if (value === 'not-fresh') return row.nf;
     if (HISTORY[value]) return row.h.indexOf(value) >= 0;
     if (value === 'all-ok') {
       for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Incremental refresh: how many jobs `opsweep run` re-probes after an edit of the library, and how
+long it takes (docs/performance.md, "Incremental refresh").
+
+    python3 bench/bench_refresh.py [--binary build/tests/opsweep] --preset quick
+    python3 bench/bench_refresh.py [--binary ...] --survey snapshots/kornia/results.jsonl   # the full survey
+
+It works on a copy of kornia's installed sources (put first on PYTHONPATH, so the workers import
+the copy) and a results database in a temporary directory:
+- ``--preset quick`` builds that database with one full run of the quick preset (105 jobs; its
+  wall time is reported as the cost of a full survey of the preset);
+- ``--survey FILE`` imports the committed results store instead (`opsweep results import`): the
+  2,028 kornia cases, nothing probed to build it.
+Then, in order, each step measured with the jobs `opsweep run --dry-run --explain` plans, the jobs
+the real run re-probed (the rows the run wrote) and the wall time of that run:
+1. nothing changed (target: 0 jobs, wall under 30 s);
+2. one function body edited (a comment added inside it: behaviour unchanged, source changed) in
+   kornia/color/gray.py, kornia/filters/gaussian.py and kornia/geometry/transform/imgwarp.py, one
+   after the other (target: under 5 minutes each). Each re-probed set is checked against an
+   independent measurement: the cases whose eager call enters the edited function under a plain
+   sys.settrace tracer (no opsweep code involved). Every job of those cases must be re-probed
+   (soundness); re-probed jobs outside them are listed (code entered only under capture);
+3. a module-level edit (a new constant in kornia/filters/gaussian.py): jobs re-probed and wall;
+4. worker start-up: hello, inventory and index of one worker over the same registries, with the
+   index cache cold and warm.
+Results are printed and written as JSON (``--json``). Not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PYTHON_DIR = os.path.join(ROOT, "python")
+REGISTRIES = os.path.join(PYTHON_DIR, "opsweep", "registries", "kornia")
+
+# (file in kornia, function qualname): a body edit of each
+FUNCTION_EDITS = [
+    ("color/gray.py", "rgb_to_grayscale"),
+    ("filters/gaussian.py", "gaussian_blur2d"),
+    ("geometry/transform/imgwarp.py", "warp_affine"),
+]
+MODULE_EDIT = ("filters/gaussian.py", "\n_OPSWEEP_BENCH_CONSTANT = 1\n")
+
+
+def kornia_dir() -> str:
+    out = subprocess.run([sys.executable, "-c", "import kornia, os; print(os.path.dirname(kornia.__file__))"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def env_for(site: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([site, PYTHON_DIR] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
+def run(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return wall, p.stdout + p.stderr
+
+
+PLAN = re.compile(r"(\d[\d,]*) to run")
+
+
+def planned(text: str) -> int:
+    m = PLAN.search(text)
+    if not m:
+        sys.exit(f"no plan line in:\n{text[-2000:]}")
+    return int(m.group(1).replace(",", ""))
+
+
+def plan_line(text: str) -> str:
+    return next((line for line in text.splitlines() if "to run" in line), "")
+
+
+def latest_run_jobs(db: str) -> set[tuple[str, str]]:
+    con = sqlite3.connect(db)
+    try:
+        (run_id,) = con.execute("SELECT MAX(id) FROM runs").fetchone()
+        return set(con.execute("SELECT case_name, path FROM results WHERE run_id = ?", (run_id,)).fetchall())
+    finally:
+        con.close()
+
+
+def all_jobs(db: str) -> set[tuple[str, str]]:
+    con = sqlite3.connect(db)
+    try:
+        return set(con.execute("SELECT case_name, path FROM results").fetchall())
+    finally:
+        con.close()
+
+
+EAGER_CALLERS = r"""
+import json, sys
+sys.setrecursionlimit(10000)
+registries, target_file, qualname = json.loads(sys.argv[1])
+import torch
+from opsweep.registry import load_registries
+from opsweep.paths.base import make_module, fresh_inputs, seed_everything
+callers = []
+for lc in load_registries(registries):
+    case = lc.case
+    if case.skip:
+        continue
+    try:
+        from opsweep.case import materialize
+        case = materialize(case)
+    except ImportError:
+        pass
+    hit = []
+    def tracer(frame, event, arg):
+        code = frame.f_code
+        if code.co_filename.endswith(target_file) and (
+                code.co_qualname == qualname or code.co_qualname.startswith(qualname + ".<locals>")):
+            hit.append(1)
+        return None
+    try:
+        module = make_module(case, flat_outputs=False)
+        inputs = fresh_inputs(case)
+        seed_everything(0)
+        with torch.no_grad():
+            sys.settrace(tracer)
+            try:
+                module(*inputs)
+            finally:
+                sys.settrace(None)
+    except Exception:
+        pass
+    if hit:
+        callers.append(case.name)
+print(json.dumps(sorted(callers)))
+"""
+
+
+def eager_callers(registries: list[str], env: dict[str, str], rel: str, qualname: str) -> set[str]:
+    """Cases whose eager call enters kornia/REL:QUALNAME, by a plain settrace tracer."""
+    arg = json.dumps([registries, "kornia/" + rel, qualname])
+    out = subprocess.run([sys.executable, "-c", EAGER_CALLERS, arg], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"eager-callers failed:\n{out.stderr[-3000:]}")
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def edit_function_body(path: str, qualname: str) -> None:
+    """Add a comment line as the first line of the function's body: its source changes, its
+    behaviour does not."""
+    import ast
+
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    tree = ast.parse(text)
+    node = next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == qualname.rsplit(".", 1)[-1])
+    first = node.body[0]
+    lines = text.splitlines(keepends=True)
+    indent = " " * first.col_offset
+    lines.insert(first.lineno - 1, f"{indent}# opsweep bench: an edit of this body\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(lines))
+
+
+def measure_step(name: str, binary: str, run_args: list[str], env: dict[str, str], work: str, db: str) -> dict:
+    _, dry = run([binary, "run", "--dry-run", "--explain", *run_args], env, work)
+    wall, out = run([binary, "run", *run_args], env, work)
+    jobs = latest_run_jobs(db) if planned(out) else set()
+    result = {"step": name, "planned": planned(dry), "plan_line": plan_line(dry), "re_probed": len(jobs),
+              "wall_s": round(wall, 1), "jobs": sorted(jobs)}
+    print(f"{name}: {result['planned']} planned, {result['re_probed']} re-probed, wall {wall:.1f} s")
+    print(f"  {result['plan_line'].strip()}")
+    return result
+
+
+def worker_startup(registries: list[str], env: dict[str, str], work: str, cache: str | None) -> dict:
+    sys.path.insert(0, os.path.join(PYTHON_DIR, "tests"))
+    from harness_helpers import Worker  # noqa: PLC0415
+
+    os.environ["PYTHONPATH"] = env["PYTHONPATH"]
+    args = ["--index-cache", cache] if cache else []
+    t0 = time.perf_counter()
+    w = Worker(registries, os.path.join(work, "startup.log"), extra_args=args, env={"PYTHONPATH": env["PYTHONPATH"]})
+    marks = {}
+    for kind in ("hello", "inventory", "index"):
+        msg = w.receive()
+        if not msg or msg.get("type") != kind:
+            sys.exit(f"worker start-up: expected {kind}, got {msg!r}\n{w.log()[-2000:]}")
+        marks[kind] = round(time.perf_counter() - t0, 2)
+    w.send({"type": "shutdown"})
+    w.close()
+    return marks
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--binary", default=os.environ.get("OPSWEEP_BINARY", os.path.join(ROOT, "build", "tests", "opsweep")))
+    group = ap.add_mutually_exclusive_group(required=True)
+    group.add_argument("--preset", choices=["quick"], help="build the database with a run of this preset")
+    group.add_argument("--survey", help="a committed results store (results.jsonl) to import")
+    ap.add_argument("-j", default=str(os.cpu_count() or 1))
+    ap.add_argument("--json", default=None, help="write the results here")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="opsweep-refresh-")
+    try:
+        site = os.path.join(work, "site")
+        os.makedirs(site)
+        shutil.copytree(kornia_dir(), os.path.join(site, "kornia"), ignore=shutil.ignore_patterns("__pycache__"))
+        env = env_for(site)
+        db = os.path.join(work, "results.db")
+        run_args = ["--db", db, "-j", args.j]
+        if args.preset:
+            run_args += ["--preset", args.preset]
+            registries = [os.path.join(REGISTRIES, "presets", f"{args.preset}.py")]
+        else:
+            registries = sorted(os.path.join(REGISTRIES, f) for f in os.listdir(REGISTRIES) if f.startswith("cases_"))
+        results: dict = {"binary": args.binary, "mode": args.preset or args.survey, "steps": []}
+
+        if args.preset:
+            wall, out = run([args.binary, "run", *run_args], env, work)
+            results["full_run"] = {"wall_s": round(wall, 1), "plan_line": plan_line(out)}
+            print(f"full run of the preset: wall {wall:.1f} s ({plan_line(out).strip()})")
+        else:
+            wall, _ = run([args.binary, "results", "import", args.survey, "--db", db], env, work)
+            print(f"imported {args.survey} in {wall:.1f} s")
+        results["jobs_in_db"] = len(all_jobs(db))
+
+        results["steps"].append(measure_step("nothing changed", args.binary, run_args, env, work, db))
+        for rel, qualname in FUNCTION_EDITS:
+            callers = eager_callers(registries, env, rel, qualname)
+            edit_function_body(os.path.join(site, "kornia", rel), qualname)
+            step = measure_step(f"body of kornia/{rel}:{qualname}", args.binary, run_args, env, work, db)
+            must = {(c, p) for c in callers for p in ("onnx", "export", "compile")} & all_jobs(db)
+            step["eager_callers"] = sorted(callers)
+            step["missed"] = sorted(must - set(map(tuple, step["jobs"])))
+            step["beyond_eager"] = sorted(set(map(tuple, step["jobs"])) - must)
+            print(f"  cases whose eager call enters it: {len(callers)}; their jobs not re-probed: "
+                  f"{len(step['missed'])} (must be 0); re-probed beyond them: {len(step['beyond_eager'])}")
+            results["steps"].append(step)
+        rel, text = MODULE_EDIT
+        with open(os.path.join(site, "kornia", rel), "a", encoding="utf-8") as f:
+            f.write(text)
+        results["steps"].append(measure_step(f"module level of kornia/{rel}", args.binary, run_args, env, work, db))
+
+        cache = os.path.join(work, "index-cache.json")
+        results["startup_cold_index"] = worker_startup(registries, env, work, cache)
+        results["startup_warm_index"] = worker_startup(registries, env, work, cache)
+        print(f"worker start-up (s since spawn): cold index {results['startup_cold_index']}, "
+              f"warm index {results['startup_warm_index']}")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=2, sort_keys=True)
+    finally:
+        if args.keep:
+            print(f"work directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

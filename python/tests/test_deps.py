@@ -1,0 +1,429 @@
+"""What a job's result depends on (opsweep/deps.py), on real torch.
+
+Three kinds of test:
+- the index (digests, qualified names, the import closure) on small libraries written here;
+- the deps the real worker records for the ``depfix`` fixture library (fixtures/depfix/,
+  registry fixtures/cases_deps.py), on the export and compile paths: functions entered by the
+  eager call, by the capture only (an is_compiling() branch; one that only Dynamo traces), a
+  cached result, a table built at import;
+- soundness: the records of a run over a copy of depfix, then edits of the copy, each followed by
+  a fresh index; exactly the records that ran the edited code are stale (the engine's rule:
+  every dep's digest must still match the index).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+from harness_helpers import FIXTURES, INDUCTOR_CACHE, Worker
+from opsweep import deps
+from opsweep.library import Library
+
+DEPS_REGISTRY = os.path.join(FIXTURES, "cases_deps.py")
+PATHS = ("export", "compile")
+
+
+def write_library(root: str, files: dict[str, str]) -> Library:
+    """A package ``lib`` under ``root`` with the given files (relative to the package)."""
+    pkg = os.path.join(root, "lib")
+    for rel, text in files.items():
+        path = os.path.join(pkg, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(text))
+    if "__init__.py" not in files:
+        open(os.path.join(pkg, "__init__.py"), "w").close()
+    return Library(name="lib", version="", root=pkg, is_package=True)
+
+
+def edit(path: str, old: str, new: str) -> None:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert old in text, (path, old)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace(old, new, 1))
+    st = os.stat(path)  # a later mtime even on a coarse clock: the index cache must notice
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+# ---------------------------------------------------------------------------------------------
+# The index
+
+
+MOD = """
+import math
+from lib.consts import K
+
+LIMIT = 3
+
+def plain(x):
+    return x + LIMIT
+
+@staticmethod
+def decorated(x):
+    return x
+
+class Box:
+    size = 2
+
+    def area(self):
+        return self.size * self.size
+
+    @property
+    def side(self):
+        return self.size
+
+    @side.setter
+    def side(self, value):
+        self.size = value
+
+def outer(x):
+    def inner(y):
+        return y * 2
+    return inner(x) + sum(v for v in [1, 2])
+"""
+
+
+def test_qualified_names_follow_python(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    index = deps.LibraryIndex.build(lib)
+    names = {n.split(":", 1)[1] for n in index.function_digests() if n.startswith("lib/mod.py:")}
+    assert names == {"plain", "decorated", "Box.area", "Box.side", "outer", "outer.<locals>.inner"}
+
+
+def test_a_body_edit_changes_that_function_only(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    before = deps.LibraryIndex.build(lib)
+    edit(os.path.join(lib.root, "mod.py"), "return self.size * self.size", "return self.size ** 2")
+    after = deps.LibraryIndex.build(lib)
+    f0, f1 = before.function_digests(), after.function_digests()
+    assert {n for n in f0 if f0[n] != f1[n]} == {"lib/mod.py:Box.area"}
+    assert before.module_digests() == after.module_digests()
+
+
+def test_the_setter_and_getter_of_a_property_share_one_entry(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    before = deps.LibraryIndex.build(lib).function_digests()
+    edit(os.path.join(lib.root, "mod.py"), "self.size = value", "self.size = int(value)")
+    after = deps.LibraryIndex.build(lib).function_digests()
+    assert {n for n in before if before[n] != after[n]} == {"lib/mod.py:Box.side"}
+
+
+def test_a_nested_function_edit_changes_it_and_its_outer_function(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    before = deps.LibraryIndex.build(lib).function_digests()
+    edit(os.path.join(lib.root, "mod.py"), "return y * 2", "return y * 3")
+    after = deps.LibraryIndex.build(lib).function_digests()
+    assert {n for n in before if before[n] != after[n]} == {"lib/mod.py:outer", "lib/mod.py:outer.<locals>.inner"}
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("LIMIT = 3", "LIMIT = 4"),  # a constant
+        ("import math", "import math, os"),  # an import
+        ("    size = 2", "    size = 5"),  # a class attribute
+        ("@staticmethod\ndef decorated", "@classmethod\ndef decorated"),  # a decorator
+        ("def plain(x):", "def plain(x, y=1):"),  # a signature (defaults are module-level code)
+    ],
+)
+def test_module_level_edits_change_the_module_digest(tmp_path, old, new):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    before = deps.LibraryIndex.build(lib).module_digests()
+    edit(os.path.join(lib.root, "mod.py"), old, new)
+    after = deps.LibraryIndex.build(lib).module_digests()
+    assert {m for m in before if before[m] != after[m]} == {"lib/mod.py"}
+
+
+def test_comments_and_blank_lines_outside_functions_do_not_change_the_module(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    before = deps.LibraryIndex.build(lib)
+    edit(os.path.join(lib.root, "mod.py"), "LIMIT = 3", "# the limit\n\nLIMIT = 3")
+    after = deps.LibraryIndex.build(lib)
+    assert before.module_digests() == after.module_digests()
+
+
+def test_locate_maps_code_to_the_innermost_function(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    index = deps.LibraryIndex.build(lib)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import lib.mod as mod  # noqa: PLC0415
+
+        genexpr = next(c for c in mod.outer.__code__.co_consts if getattr(c, "co_name", "") == "<genexpr>")
+        inner = next(c for c in mod.outer.__code__.co_consts if getattr(c, "co_name", "") == "inner")
+        assert index.locate(mod.plain.__code__) == ("lib/mod.py", "plain")
+        assert index.locate(mod.Box.area.__code__) == ("lib/mod.py", "Box.area")
+        assert index.locate(inner) == ("lib/mod.py", "outer.<locals>.inner")
+        assert index.locate(genexpr) == ("lib/mod.py", "outer")  # a generator belongs to its function
+        assert index.locate(deps.digest.__code__) == (None, None)  # not the library
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "lib" or m.startswith("lib.")]:
+            del sys.modules[name]
+
+
+def test_the_closure_follows_imported_names_not_whole_packages(tmp_path):
+    lib = write_library(
+        str(tmp_path),
+        {
+            "__init__.py": "",
+            "color/__init__.py": "from .gray import to_gray\nfrom .maps import apply_map\n",
+            "color/gray.py": "from lib.consts import WEIGHTS\n\ndef to_gray(x):\n    return x\n",
+            "color/maps.py": "import lib\n\ndef apply_map(x):\n    return lib.other(x)\n",
+            "consts.py": "WEIGHTS = (1, 2, 3)\n",
+            "filters.py": "from lib.color import to_gray\n\ndef edges(x):\n    return to_gray(x)\n",
+            "star.py": "from lib.consts import *\n\ndef f(x):\n    return x\n",
+        },
+    )
+    index = deps.LibraryIndex.build(lib)
+    # filters reads the name to_gray of lib.color: color/__init__ re-exports it from gray, whose
+    # module-level code reads WEIGHTS of consts; color/maps.py (which imports all of lib) is
+    # not read
+    assert index.closure([("lib/filters.py", None)]) == {
+        "lib/filters.py", "lib/color/__init__.py", "lib/color/gray.py", "lib/consts.py"}
+    # a module that imports the top package reads all of it
+    assert "lib/filters.py" in index.closure([("lib/color/maps.py", None)])
+    assert index.closure([("lib/star.py", None)]) == {"lib/star.py", "lib/consts.py"}
+
+
+def test_the_index_cache_is_reused_and_invalidated_by_edits(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    cache = str(tmp_path / "index.json")
+    first = deps.LibraryIndex.build(lib, cache_path=cache)
+    assert os.path.isfile(cache)
+    again = deps.LibraryIndex.build(lib, cache_path=cache)
+    assert again.function_digests() == first.function_digests()
+    edit(os.path.join(lib.root, "consts.py"), "K = 1", "K = 2")
+    edited = deps.LibraryIndex.build(lib, cache_path=cache)
+    assert edited.module_digests()["lib/consts.py"] != first.module_digests()["lib/consts.py"]
+    assert edited.module_digests() == deps.LibraryIndex.build(lib).module_digests()
+    with open(cache, "w") as f:
+        f.write('{"version": %d, "files": [' % deps.INDEX_VERSION)  # a damaged cache is ignored, never trusted
+    assert deps.LibraryIndex.build(lib, cache_path=cache).module_digests() == edited.module_digests()
+
+
+def test_a_file_edited_after_the_index_is_never_current(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    index = deps.LibraryIndex.build(lib)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import lib.mod as mod  # noqa: PLC0415
+
+        edit(os.path.join(lib.root, "mod.py"), "return x + LIMIT", "return x - LIMIT")
+        got = index.deps([mod.plain.__code__], deps.HiddenDeps())
+        assert got["functions"] == {"lib/mod.py:plain": deps.CHANGED_DURING_RUN}
+        assert got["modules"]["lib/mod.py"] == deps.CHANGED_DURING_RUN
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "lib" or m.startswith("lib.")]:
+            del sys.modules[name]
+
+
+def test_an_unwatched_module_gives_no_deps(tmp_path):
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    index = deps.LibraryIndex.build(lib)
+    hidden = deps.HiddenDeps()
+    hidden.unknown.add("lib/consts.py")
+
+    class Code:  # locate() only reads these fields
+        co_filename = os.path.join(lib.root, "mod.py")
+        co_firstlineno = 7
+        co_name = "plain"
+
+    assert index.deps([Code()], hidden) is None  # mod.py reads K of consts.py: unwatched
+
+
+# ---------------------------------------------------------------------------------------------
+# What the worker records
+
+
+def run_registry(registry: str, log: str, paths: tuple[str, ...] = PATHS,
+                 pythonpath: str | None = None) -> dict[str, Any]:
+    """Every case of ``registry`` through ``paths`` in one worker (and the index it sent)."""
+    env = {"TORCHINDUCTOR_CACHE_DIR": INDUCTOR_CACHE}
+    w = Worker([registry], log, env=env)
+    hello, inventory, index = w.receive(), w.receive(), w.receive()
+    assert hello and hello["type"] == "hello", w.log()
+    assert inventory and inventory["type"] == "inventory", (inventory, w.log())
+    assert index and index["type"] == "index", (index, w.log())
+    records = {}
+    for entry in inventory["cases"]:
+        for path in paths:
+            message = w.job(entry["name"], path)
+            assert message is not None and message["type"] == "result", (message, w.log())
+            records[(entry["name"], path)] = message["record"]
+    w.send({"type": "shutdown"})
+    assert w.close() == 0, w.log()
+    return {"index": index, "records": records, "log": w.log()}
+
+
+@pytest.fixture(scope="module")
+def depfix_run(tmp_path_factory):
+    return run_registry(DEPS_REGISTRY, str(tmp_path_factory.mktemp("deps") / "worker.log"))
+
+
+def functions(record: dict[str, Any]) -> set[str]:
+    return set(record["deps"]["functions"])
+
+
+def test_every_job_passes(depfix_run):
+    statuses = {k: (r["status"], r["step"]) for k, r in depfix_run["records"].items()}
+    want = {k: ("n/a", "skip") if k[0] == "skipped" else ("ok", "") for k in statuses}
+    assert statuses == want
+
+
+def test_the_index_message_lists_every_function_and_module(depfix_run):
+    index = depfix_run["index"]
+    assert index["version"] == deps.INDEX_VERSION and index["library"] == "depfix"
+    assert "depfix/ops.py:_plus" in index["functions"] and "depfix/unrelated.py:unused" in index["functions"]
+    assert set(index["modules"]) == {f"depfix/{m}.py" for m in (
+        "__init__", "cached", "capture", "constants", "import_time", "modules", "ops", "unrelated")}
+    for record in depfix_run["records"].values():  # recorded digests are the index's own
+        for name, d in record["deps"]["functions"].items():
+            assert index["functions"][name] == d, name
+        for name, d in record["deps"]["modules"].items():
+            assert index["modules"][name] == d, name
+
+
+def test_functions_entered_by_the_eager_call(depfix_run):
+    r = depfix_run["records"]
+    for path in PATHS:
+        assert functions(r[("scale", path)]) == {"depfix/ops.py:scale"}
+        assert functions(r[("both", path)]) == {"depfix/ops.py:both", "depfix/ops.py:shift", "depfix/ops.py:_plus"}
+        # ops.py reads SCALE from constants.py: its module-level code is a dependency
+        assert set(r[("scale", path)]["deps"]["modules"]) == {"depfix/ops.py", "depfix/constants.py"}
+
+
+def test_functions_entered_only_under_capture(depfix_run):
+    r = depfix_run["records"]
+    # is_compiling() is True under torch.compile and torch.export: both capture it
+    for path in PATHS:
+        assert "depfix/capture.py:only_captured" in functions(r[("double", path)])
+    # only Dynamo traces only_dynamo (the profiler never sees it run); only export runs only_exported
+    assert functions(r[("double_by_path", "compile")]) == {
+        "depfix/capture.py:double_by_path", "depfix/capture.py:only_dynamo"}
+    assert functions(r[("double_by_path", "export")]) == {
+        "depfix/capture.py:double_by_path", "depfix/capture.py:only_exported"}
+
+
+def test_a_cache_filled_by_an_earlier_job_keeps_its_filler(depfix_run):
+    # cached_second runs after cached_first filled the module's cache: it never calls _build,
+    # yet its result depends on it
+    for path in PATHS:
+        assert "depfix/cached.py:_build" in functions(depfix_run["records"][("cached_second", path)])
+
+
+def test_a_table_built_at_import_keeps_its_builder(depfix_run):
+    for path in PATHS:
+        assert "depfix/import_time.py:make_table" in functions(depfix_run["records"][("lookup", path)])
+
+
+def test_a_lazy_targets_construction_counts_for_every_job_of_its_case(depfix_run):
+    # the first job (export) built the Scaler; the compile job reused it and still depends on
+    # its __init__ and the helper __init__ called
+    for path in PATHS:
+        assert functions(depfix_run["records"][("lazy_scaler", path)]) == {
+            "depfix/modules.py:Scaler.__init__", "depfix/modules.py:_make_factor", "depfix/modules.py:Scaler.forward"}
+
+
+def test_a_skipped_case_depends_on_nothing(depfix_run):
+    for path in PATHS:
+        assert depfix_run["records"][("skipped", path)]["deps"] == {"functions": {}, "modules": {}}
+
+
+# ---------------------------------------------------------------------------------------------
+# Soundness: which stored records an edit makes stale
+
+
+def stale(records: dict[Any, dict[str, Any]], index: dict[str, Any]) -> set[tuple[str, str]]:
+    """The engine's currency rule: a record is stale when a dep is missing or changed."""
+    out = set()
+    for key, record in records.items():
+        d = record["deps"]
+        if d is None:
+            out.add(key)
+            continue
+        if any(index["functions"].get(n) != v for n, v in d["functions"].items()) or any(
+            index["modules"].get(n) != v for n, v in d["modules"].items()
+        ):
+            out.add(key)
+    return out
+
+
+@pytest.fixture(scope="module")
+def copied_run(tmp_path_factory):
+    """A run over a copy of depfix and its registry (the copy is what gets edited)."""
+    root = tmp_path_factory.mktemp("depfix-copy")
+    shutil.copytree(os.path.join(FIXTURES, "depfix"), root / "depfix",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(DEPS_REGISTRY, root / "cases_deps.py")
+    run = run_registry(str(root / "cases_deps.py"), str(root / "worker.log"))
+    return {"root": str(root), **run}
+
+
+def current_index(root: str) -> dict[str, Any]:
+    lib = Library(name="depfix", version="", root=os.path.join(root, "depfix"), is_package=True)
+    return deps.LibraryIndex.build(lib).message()
+
+
+EDITS = [
+    # (file, old, new, the jobs that must be re-probed)
+    ("ops.py", "return x + value", "return x + value + 0.0",
+     {(c, p) for c in ("shift", "both") for p in PATHS}),
+    ("capture.py", "def only_dynamo(x: torch.Tensor) -> torch.Tensor:\n    return x * 2.0",
+     "def only_dynamo(x: torch.Tensor) -> torch.Tensor:\n    return x * 2.0 + 0.0",
+     {("double_by_path", "compile")}),
+    ("capture.py", "def only_captured(x: torch.Tensor) -> torch.Tensor:\n    return x * 2.0",
+     "def only_captured(x: torch.Tensor) -> torch.Tensor:\n    return x + x",
+     {("double", p) for p in PATHS}),
+    ("constants.py", "SCALE = 2.0", "SCALE = 3.0",
+     {(c, p) for c in ("scale", "shift", "both") for p in PATHS}),
+    ("cached.py", "return 4.0", "return 5.0",
+     {(c, p) for c in ("cached_first", "cached_second") for p in PATHS}),
+    ("import_time.py", "return [1.0, 5.0, 7.0]", "return [1.0, 6.0, 7.0]",
+     {("lookup", p) for p in PATHS}),
+    ("modules.py", "return 3.0", "return 3.5",
+     {("lazy_scaler", p) for p in PATHS}),
+    ("unrelated.py", "return x", "return x + 1", set()),
+]
+
+
+@pytest.mark.parametrize("file, old, new, want", EDITS, ids=[f"{e[0]}:{e[1][:24]}" for e in EDITS])
+def test_an_edit_makes_stale_exactly_the_jobs_that_ran_it(copied_run, file, old, new, want):
+    path = os.path.join(copied_run["root"], "depfix", file)
+    with open(path, encoding="utf-8") as f:
+        original = f.read()
+    assert stale(copied_run["records"], current_index(copied_run["root"])) == set()
+    try:
+        edit(path, old, new)
+        assert stale(copied_run["records"], current_index(copied_run["root"])) == want
+    finally:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(original)
+
+
+def test_a_new_file_makes_nothing_stale(copied_run):
+    path = os.path.join(copied_run["root"], "depfix", "brand_new.py")
+    try:
+        with open(path, "w") as f:
+            f.write("def f(x):\n    return x\n")
+        index = current_index(copied_run["root"])
+        assert "depfix/brand_new.py" in index["modules"]
+        assert stale(copied_run["records"], index) == set()
+    finally:
+        os.unlink(path)
+
+
+def test_deps_are_part_of_the_record_text(copied_run):
+    # the record goes to the database verbatim: deps must be plain JSON without absolute paths
+    for record in copied_run["records"].values():
+        text = json.dumps(record["deps"])
+        assert copied_run["root"] not in text and "/root/" not in text

@@ -1,0 +1,116 @@
+#include "core/library_index.h"
+
+#include <fmt/core.h>
+
+namespace opsweep {
+
+namespace {
+
+constexpr int kIndexVersion = 3;  // python/opsweep/deps.py INDEX_VERSION
+constexpr const char* kChangedDuringRun = "changed-during-run";
+
+template <typename Json>
+bool ReadDigests(const Json& message, const char* field, std::map<std::string, std::string>* out,
+                 std::string* err) {
+  auto it = message.find(field);
+  if (it == message.end() || !it->is_object()) {
+    *err = fmt::format("index: '{}' is not an object", field);
+    return false;
+  }
+  for (const auto& [name, digest] : it->items()) {
+    if (!digest.is_string()) {
+      *err = fmt::format("index: the digest of '{}' is not a string", name);
+      return false;
+    }
+    (*out)[name] = digest.template get<std::string>();
+  }
+  return true;
+}
+
+void Compare(const nlohmann::json& stored, const std::map<std::string, std::string>& current, DepChange::Kind kind,
+             std::vector<DepChange>* out) {
+  for (const auto& [name, digest] : stored.items()) {
+    auto it = current.find(name);
+    DepChange change{kind, name, DepChange::How::changed};
+    if (it == current.end()) {
+      change.how = DepChange::How::removed;
+    } else if (digest == kChangedDuringRun || it->second == kChangedDuringRun) {
+      change.how = DepChange::How::edited_while_running;
+    } else if (digest == it->second) {
+      continue;
+    }
+    out->push_back(std::move(change));
+  }
+}
+
+template <typename Json>
+bool ParseIndex(const Json& message, LibraryIndex* out, std::string* err) {
+  *out = LibraryIndex{};
+  if (!message.is_object()) {
+    *err = "index: not a JSON object";
+    return false;
+  }
+  auto version = message.find("version");
+  if (version == message.end() || !version->is_number_integer() || version->template get<int>() != kIndexVersion) {
+    *err = fmt::format("index: version {} is not the version this build reads ({})",
+                       version == message.end() ? "(none)" : version->dump(), kIndexVersion);
+    return false;
+  }
+  auto library = message.find("library");
+  if (library == message.end() || !library->is_string()) {
+    *err = "index: 'library' is not a string";
+    return false;
+  }
+  out->library = library->template get<std::string>();
+  if (!ReadDigests(message, "functions", &out->functions, err) || !ReadDigests(message, "modules", &out->modules, err)) {
+    return false;
+  }
+  out->known = true;
+  return true;
+}
+
+}  // namespace
+
+bool ParseLibraryIndex(const nlohmann::json& message, LibraryIndex* out, std::string* err) {
+  return ParseIndex(message, out, err);
+}
+
+bool ParseLibraryIndex(const nlohmann::ordered_json& message, LibraryIndex* out, std::string* err) {
+  return ParseIndex(message, out, err);
+}
+
+std::vector<DepChange> ChangedDeps(const nlohmann::json& deps, const LibraryIndex& index) {
+  std::vector<DepChange> out;
+  auto valid = [](const nlohmann::json& j, const char* field) {
+    auto it = j.find(field);
+    if (it == j.end() || !it->is_object()) return false;
+    for (const auto& [name, digest] : it->items()) {
+      if (!digest.is_string()) return false;
+    }
+    return true;
+  };
+  if (!deps.is_object() || !valid(deps, "functions") || !valid(deps, "modules")) {
+    out.push_back(DepChange{DepChange::Kind::module, "deps", DepChange::How::changed});
+    return out;
+  }
+  Compare(deps["functions"], index.functions, DepChange::Kind::function, &out);  // json objects iterate sorted
+  Compare(deps["modules"], index.modules, DepChange::Kind::module, &out);
+  return out;
+}
+
+std::string DepChangeSentence(const DepChange& change) {
+  if (change.name == "deps" && change.kind == DepChange::Kind::module) return "the record's deps are unreadable";
+  bool fn = change.kind == DepChange::Kind::function;
+  switch (change.how) {
+    case DepChange::How::removed:
+      return fn ? fmt::format("{} was removed", change.name)
+                : fmt::format("{} was removed", change.name);
+    case DepChange::How::edited_while_running:
+      return fmt::format("{} was edited while the job ran", change.name);
+    case DepChange::How::changed:
+      break;
+  }
+  return fn ? fmt::format("{} changed", change.name) : fmt::format("module-level code of {} changed", change.name);
+}
+
+}  // namespace opsweep

@@ -1,0 +1,75 @@
+#include "core/library_index.h"
+
+#include <gtest/gtest.h>
+
+namespace opsweep {
+namespace {
+
+nlohmann::json Message() {
+  return nlohmann::json::parse(R"({"type":"index","version":3,"library":"kornia",
+    "functions":{"kornia/color/gray.py:rgb_to_grayscale":"g1","kornia/color/gray.py:bgr_to_grayscale":"g2"},
+    "modules":{"kornia/color/gray.py":"m1","kornia/constants.py":"m2"}})");
+}
+
+TEST(ParseLibraryIndex, ReadsTheIndexMessage) {
+  LibraryIndex index;
+  std::string err;
+  ASSERT_TRUE(ParseLibraryIndex(Message(), &index, &err)) << err;
+  EXPECT_TRUE(index.known);
+  EXPECT_EQ(index.library, "kornia");
+  EXPECT_EQ(index.functions.size(), 2u);
+  EXPECT_EQ(index.modules.at("kornia/constants.py"), "m2");
+}
+
+TEST(ParseLibraryIndex, RefusesWhatItCannotRead) {
+  LibraryIndex index;
+  std::string err;
+  nlohmann::json m = Message();
+  m["version"] = 99;
+  EXPECT_FALSE(ParseLibraryIndex(m, &index, &err));
+  EXPECT_NE(err.find("version 99"), std::string::npos) << err;
+  EXPECT_FALSE(index.known);
+  m = Message();
+  m["functions"] = nlohmann::json::array();
+  EXPECT_FALSE(ParseLibraryIndex(m, &index, &err));
+  EXPECT_EQ(err, "index: 'functions' is not an object");
+  m = Message();
+  m["modules"]["kornia/x.py"] = 3;
+  EXPECT_FALSE(ParseLibraryIndex(m, &index, &err));
+  m = Message();
+  m.erase("library");
+  EXPECT_FALSE(ParseLibraryIndex(m, &index, &err));
+  EXPECT_FALSE(ParseLibraryIndex(nlohmann::json::array(), &index, &err));
+}
+
+TEST(ChangedDeps, ListsChangedRemovedAndEditedDepsInOrder) {
+  LibraryIndex index;
+  std::string err;
+  ASSERT_TRUE(ParseLibraryIndex(Message(), &index, &err));
+  auto deps = nlohmann::json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g1"},
+    "modules":{"kornia/color/gray.py":"m1","kornia/constants.py":"m2"}})");
+  EXPECT_TRUE(ChangedDeps(deps, index).empty());
+  EXPECT_TRUE(ChangedDeps(nlohmann::json::parse(R"({"functions":{},"modules":{}})"), index).empty());
+
+  deps["functions"]["kornia/color/gray.py:rgb_to_grayscale"] = "g0";
+  deps["functions"]["kornia/old.py:gone"] = "x";
+  deps["modules"]["kornia/constants.py"] = "changed-during-run";
+  std::vector<std::string> sentences;
+  for (const DepChange& c : ChangedDeps(deps, index)) sentences.push_back(DepChangeSentence(c));
+  EXPECT_EQ(sentences, (std::vector<std::string>{"kornia/color/gray.py:rgb_to_grayscale changed",
+                                                 "kornia/old.py:gone was removed",
+                                                 "kornia/constants.py was edited while the job ran"}));
+}
+
+TEST(ChangedDeps, ADamagedDepsObjectIsOneChange) {
+  LibraryIndex index;
+  for (const char* text : {R"([])", R"({"functions":{}})", R"({"functions":{"a":1},"modules":{}})",
+                           R"({"functions":{},"modules":[]})"}) {
+    auto changes = ChangedDeps(nlohmann::json::parse(text), index);
+    ASSERT_EQ(changes.size(), 1u) << text;
+    EXPECT_EQ(DepChangeSentence(changes[0]), "the record's deps are unreadable");
+  }
+}
+
+}  // namespace
+}  // namespace opsweep

@@ -1,0 +1,89 @@
+#include "exec/run_plan.h"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+namespace opsweep {
+
+std::string CountText(size_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const std::vector<StoredResult>& results,
+                                                                         const std::vector<RunInfo>& runs) {
+  std::map<long long, std::string> fingerprints;
+  for (const RunInfo& run : runs) {
+    nlohmann::json env = nlohmann::json::parse(run.env_json, nullptr, false);
+    fingerprints[run.id] = env.is_object() ? LibraryFingerprint(env) : "";
+  }
+  std::map<std::pair<std::string, std::string>, StoredJob> out;
+  for (const StoredResult& r : results) {
+    auto status = ParseStatus(r.status);
+    if (!status) continue;
+    StoredJob job{r.job_key, r.key_fields_json, *status, r.attempts, r.duration_s, nullptr, ""};
+    nlohmann::json record = nlohmann::json::parse(r.record_json, nullptr, false);
+    if (record.is_object()) {
+      auto deps = record.find("deps");
+      if (deps != record.end() && !deps->is_null()) job.deps = std::move(*deps);
+    }
+    if (auto it = fingerprints.find(r.run_id); it != fingerprints.end()) job.library_fingerprint = it->second;
+    out[{r.case_name, r.path}] = std::move(job);
+  }
+  return out;
+}
+
+bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inventory, const LibraryIndex& index,
+                  const std::map<std::pair<std::string, std::string>, StoredJob>& stored, PlanRequest request,
+                  RetryFailed retry, RunPlan* out, std::string* err) {
+  *out = RunPlan{};
+  KeyEnvironment env;
+  if (!KeyEnvironmentFromHello(hello.env_json, &env, err)) return false;
+  if (request.paths.empty()) request.paths = hello.path_ids();
+  std::vector<PlannedJob> planned;
+  if (!BuildPlan(inventory, hello.path_ids(), request, &planned, err)) return false;
+  out->paths = request.paths;
+  LibraryState library{&index, env.library_fingerprint};
+  for (PlannedJob& p : planned) {
+    const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
+    PlannedDecision d{p, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt, {}};
+    if (auto it = stored.find({p.case_name, p.path}); it != stored.end()) d.stored = it->second;
+    d.decision = DecideRerun(d.stored, d.key, library, retry);
+    if (d.decision.run) {
+      ++out->to_run;
+      ++out->by_cause[d.decision.cause];
+    } else {
+      ++out->current;
+    }
+    out->jobs.push_back(std::move(d));
+  }
+  return true;
+}
+
+std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shard) {
+  std::string causes;
+  for (const auto& [cause, n] : plan.by_cause) {  // in the order of RerunCause
+    causes += causes.empty() ? ": " : ", ";
+    causes += fmt::format("{} {}", CountText(n), RerunCauseLabel(cause));
+  }
+  return fmt::format("{} jobs planned (from {} cases x {} paths{}): {} to run{}; {} current", CountText(plan.jobs.size()),
+                     CountText(cases), plan.paths.size(), shard.count > 1 ? ", shard " + shard.ToString() : "",
+                     CountText(plan.to_run), causes, CountText(plan.current));
+}
+
+std::vector<std::string> ExplainLines(const RunPlan& plan) {
+  std::vector<std::string> out;
+  for (const PlannedDecision& d : plan.jobs) {
+    if (!d.decision.run) continue;
+    out.push_back(fmt::format("{} {}: {}", d.job.case_name, d.job.path, d.decision.Why()));
+  }
+  return out;
+}
+
+}  // namespace opsweep

@@ -1,0 +1,57 @@
+// The plan of one `opsweep run` once the first worker has spoken: every planned job with its key,
+// its stored result and the decision whether it runs (core/rerun.h), the counts by cause for the
+// plan line, and the sentences `--explain` prints. `opsweep run`, `opsweep run --dry-run` and
+// `opsweep explain` all plan through here, so they can never disagree.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/case_entry.h"
+#include "core/library_index.h"
+#include "core/plan.h"
+#include "core/rerun.h"
+#include "exec/protocol.h"
+#include "store/results_db.h"
+
+namespace opsweep {
+
+struct PlannedDecision {
+  PlannedJob job;
+  JobKey key;
+  std::optional<StoredJob> stored;
+  RerunDecision decision;
+};
+
+struct RunPlan {
+  std::vector<PlannedDecision> jobs;  // in plan order (cases in inventory order, then paths)
+  std::vector<std::string> paths;     // the requested paths
+  size_t to_run = 0;
+  size_t current = 0;
+  std::map<RerunCause, size_t> by_cause;  // the jobs that run, by the first cause of each
+};
+
+// What the stored results say, indexed for planning: each (case, path)'s StoredJob (with its
+// record's deps and its run's library fingerprint). Rows whose status this build does not know
+// are left out: such a job runs again.
+std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const std::vector<StoredResult>& results,
+                                                                         const std::vector<RunInfo>& runs);
+
+// Plans `request` (paths empty = every path of the hello) over the inventory. Fails (one line) on a
+// request the worker cannot serve: an unknown path, or an --only / --groups that matches nothing.
+bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inventory, const LibraryIndex& index,
+                  const std::map<std::pair<std::string, std::string>, StoredJob>& stored, PlanRequest request,
+                  RetryFailed retry, RunPlan* out, std::string* err);
+
+// "6,084 jobs planned (from 2,028 cases x 3 paths): 24 to run: 20 library code changed, 4 new;
+// 6,060 current" (", shard 2/4" after the paths when sharded).
+std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shard);
+
+// One line per job that runs: "rgb_to_grayscale onnx: kornia/color/gray.py:rgb_to_grayscale changed".
+std::vector<std::string> ExplainLines(const RunPlan& plan);
+
+// 6084 -> "6,084".
+std::string CountText(size_t n);
+
+}  // namespace opsweep
