@@ -66,13 +66,13 @@ CASES = [{"name": n, "group": g} for n, g in [("ok_a", "color"), ("ok_b", "color
                                               ("mismatch_d", "geometry"), ("ok_e", "geometry"), ("na_f", "feature")]]
 
 
-def registry(directory, cases, torch="2.13.0+cpu", name="reg.json"):
+def registry(directory, cases, torch="2.13.0+cpu", name="reg.json", journal_name="journal"):
     return h.write_registry(directory, cases, filename=name, env={"torch": torch},
-                            journal=str(pathlib.Path(directory) / "journal"))
+                            journal=str(pathlib.Path(directory) / journal_name))
 
 
-def journal(directory):
-    path = pathlib.Path(directory) / "journal"
+def journal(directory, name="journal"):
+    path = pathlib.Path(directory) / name
     jobs = sorted(set(path.read_text().splitlines())) if path.exists() else []
     if path.exists():
         path.unlink()
@@ -104,16 +104,18 @@ def test_pull_request_gate(workspace):
     pr = workflow(PR_YAML)
     gate = step(pr["jobs"]["gate"], "Refresh, merge and compare")["run"]
     final = step(pr["jobs"]["gate"], "Gate")["run"]
-    snapshot = pathlib.Path(pr["env"]["SNAPSHOT"])
-    # The default branch: a full survey, merged and committed; its database is what the cache keeps.
+    snapshot, results = pathlib.Path(pr["env"]["SNAPSHOT"]), pathlib.Path(pr["env"]["RESULTS"])
+    # The default branch: a full survey, merged, its snapshot and its results committed.
     reg = registry(ws, CASES)
-    assert h.run(["--cases", reg, "--db", ".opsweep/results.db", "-j", "1"], ws).returncode == 0
+    assert h.run(["--cases", reg, "--db", "main.db", "-j", "1"], ws).returncode == 0
     (ws / snapshot).parent.mkdir(parents=True)
-    assert subprocess.run([h.binary(), "merge", "--db", ".opsweep/results.db", "-o", str(ws / snapshot)],
-                          cwd=ws, capture_output=True).returncode == 0
+    for verb in (["merge", "--db", "main.db", "-o", str(ws / snapshot)],
+                 ["results", "export", "--db", "main.db", "-o", str(ws / results)]):
+        assert subprocess.run([h.binary(), *verb], cwd=ws, capture_output=True).returncode == 0, verb
     journal(ws)
 
     def pull_request(cases, fail_on="regression"):
+        shutil.rmtree(ws / ".opsweep", ignore_errors=True)  # a fresh runner: only what is committed
         registry(ws, cases)
         output = ws / "github_output"
         output.write_text("")
@@ -137,12 +139,19 @@ def test_pull_request_gate(workspace):
     assert report.startswith("### opsweep diff: 3 regressions")
     assert "| `ok_b` | ONNX | ✓ ok → ✗ fail | fake fail |" in report
     assert (ws / ".opsweep" / "pr" / "report.json").is_file() and (ws / ".opsweep" / "pr" / "report.txt").is_file()
+    # The refreshed survey, ready to commit: its results merge to its snapshot.
+    refreshed = ws / ".opsweep" / "pr"
+    again = subprocess.run([h.binary(), "merge", str(refreshed / "results.jsonl"), "-o", str(ws / "again.json")],
+                           cwd=ws, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert (ws / "again.json").read_bytes() == (refreshed / "snapshot.json").read_bytes()
     # A pull request that fixes fail_c passes the default gate, and fails the two-way one.
     fixed = [dict(c, do="ok", fingerprint="fp-fail_c-2") if c["name"] == "fail_c" else c for c in CASES]
     ended, report, _ = pull_request(fixed)
     assert ended == 0 and report.startswith("### opsweep diff: 3 progressions")
     ended, _, jobs = pull_request(fixed, fail_on="change")
-    assert ended == 1 and jobs == []  # the same refreshed survey, judged by the other gate
+    assert ended == 1  # the same pull request, judged by the two-way gate
+    assert jobs == ["fail_c|compile", "fail_c|export", "fail_c|onnx"]  # a fresh runner: from the committed results
 
 
 def test_torch_matrix(workspace):
@@ -154,15 +163,20 @@ def test_torch_matrix(workspace):
     shards = 2
     torches = {"2.9.1": "2.9.1+cu128", "2.13.0": "2.13.0+cpu"}
     regs = {t: registry(ws, CASES if t == "2.13.0" else [dict(c, do="fail") if c["name"] == "ok_e" else c
-                                                          for c in CASES], torch=label, name=f"reg-{t}.json")
+                                                          for c in CASES], torch=label, name=f"reg-{t}.json",
+                        journal_name=f"journal-{t}")
             for t, label in torches.items()}
     snapshots = ws / matrix["env"]["SNAPSHOTS"]
-    # A committed snapshot of 2.13.0 from an earlier refresh, in which ok_a still failed.
-    earlier = registry(ws, [dict(c, do="fail") if c["name"] == "ok_a" else c for c in CASES], name="earlier.json")
+    # The committed snapshot and results of 2.13.0 from an earlier refresh, when ok_a still failed
+    # (its code has changed since: another fingerprint).
+    earlier = registry(ws, [dict(c, do="fail", fingerprint="fp-ok_a-old") if c["name"] == "ok_a" else c
+                            for c in CASES], name="earlier.json", journal_name="journal-earlier")
     assert h.run(["--cases", earlier, "--db", "earlier.db", "-j", "1"], ws).returncode == 0
     (snapshots / "torch-2.13.0").mkdir(parents=True)
     subprocess.run([h.binary(), "merge", "earlier.db", "-o", str(snapshots / "torch-2.13.0" / "snapshot.json")],
                    cwd=ws, check=True, capture_output=True)
+    subprocess.run([h.binary(), "results", "export", "--db", "earlier.db", "-o",
+                    str(snapshots / "torch-2.13.0" / "results.jsonl")], cwd=ws, check=True, capture_output=True)
 
     procs = []
     for torch in torches:
@@ -183,6 +197,9 @@ def test_torch_matrix(workspace):
         art = ws / "artifacts" / f"shard-{torch}-{shard}"
         art.mkdir(parents=True)
         shutil.copy(db, art / db.name)
+    # The 2.13.0 legs started from its committed results: only ok_a's jobs ran again; 2.9.1 had none.
+    assert journal(ws, "journal-2.13.0") == ["ok_a|compile", "ok_a|export", "ok_a|onnx"]
+    assert len(journal(ws, "journal-2.9.1")) == len(CASES) * 3
     run_env = {**env, **{k: str(v) for k, v in matrix["env"].items()}}
     p = run_step(substitute(place, {}), ws, run_env)
     assert p.returncode == 0, p.stderr
@@ -195,6 +212,11 @@ def test_torch_matrix(workspace):
         one = ws / f"one-{torch}.json"
         subprocess.run([h.binary(), "merge", f"one-{torch}.db", "-o", str(one)], cwd=ws, check=True, capture_output=True)
         assert (snapshots / f"torch-{torch}" / "snapshot.json").read_bytes() == one.read_bytes(), torch
+        # the release's committed results merge to its snapshot
+        again = ws / f"again-{torch}.json"
+        subprocess.run([h.binary(), "merge", str(snapshots / f"torch-{torch}" / "results.jsonl"), "-o", str(again)],
+                       cwd=ws, check=True, capture_output=True)
+        assert again.read_bytes() == one.read_bytes(), torch
     md = (snapshots / "page.md").read_text()
     assert "| torch 2.13.0 (shown) |" in md and "*broken since torch 2.13.0*" not in md
     assert "*since torch 2.13.0*" in md  # ok_e fails under 2.9.1, works under 2.13.0

@@ -8,7 +8,8 @@
 #   bash scripts/ci/matrix-merge.sh --shards ROOT --out snapshots/kornia-0.9.0 [--current RELEASE] [--report FILE]
 #
 # ROOT holds torch-R/shard-*.db (as matrix-shard.sh writes them). Writes OUT/torch-R/snapshot.json
-# (+ .timings.json) for each R, OUT/index.html, page.rst and page.md, and the report FILE (default
+# (+ .timings.json) and OUT/torch-R/results.jsonl (the shards' results as one committed text form,
+# `opsweep results export`, from which the next refresh starts) for each R, OUT/index.html, page.rst and page.md, and the report FILE (default
 # matrix-report.md; what changed per release against the committed snapshots, for the pull
 # request's description).
 # Exit status: 0 written; 1 a release's shards do not make a complete survey (merge refused: a shard
@@ -49,6 +50,14 @@ for r in "${releases[@]}"; do
     failed=1
     continue
   fi
+  # The shards' results as one text form: each shard exported and imported into one database.
+  combined="$root/torch-$r/combined.db"
+  rm -f "$combined" "$combined-wal" "$combined-shm"
+  for db in "${shards[@]}"; do
+    "$OPSWEEP" results export --db "$db" -o "$root/torch-$r/part.jsonl" >&2
+    "$OPSWEEP" results import "$root/torch-$r/part.jsonl" --db "$combined" >&2
+  done
+  "$OPSWEEP" results export --db "$combined" -o "$root/torch-$r/results.jsonl" >&2
   committed="$out/torch-$r/snapshot.json"
   echo >> "$tmp_report"
   if [ -f "$committed" ]; then
@@ -59,6 +68,7 @@ for r in "${releases[@]}"; do
   mkdir -p "$out/torch-$r"
   mv "$staged" "$committed"
   mv "$root/torch-$r/snapshot.timings.json" "$out/torch-$r/snapshot.timings.json"
+  mv "$root/torch-$r/results.jsonl" "$out/torch-$r/results.jsonl"
 done
 snapshots=("$out"/torch-*/snapshot.json)
 if [ ${#snapshots[@]} -ge 2 ]; then

@@ -2,7 +2,8 @@
 # One leg of the torch matrix (docs/ci-gate.md): shard I of N of the survey under one torch release.
 # What .github/workflows/opsweep-matrix.yml runs per (torch, shard) (docs/ci/opsweep-matrix.yml).
 #
-#   bash scripts/ci/matrix-shard.sh TORCH I N [--root .opsweep/matrix] [--python PY] [-- OPTIONS FOR opsweep run]
+#   bash scripts/ci/matrix-shard.sh TORCH I N [--root .opsweep/matrix] [--results FILE] [--python PY]
+#                                   [-- OPTIONS FOR opsweep run]
 #
 # Under the main torch (the one requirements.txt pins) it runs every path with the main
 # environment's python; under any other release it builds that release's environment
@@ -11,6 +12,8 @@
 # already has that torch, instead. $OPSWEEP_RUN_ARGS (split on whitespace) adds options for opsweep
 # run, before those after --. The shard's database is
 # ROOT/torch-TORCH/shard-I.db (logs and inductor's cache beside it); its path is the last line printed.
+# --results names that release's committed text form (results.jsonl); when the file exists it is
+# imported first, so the leg re-probes only its jobs whose key changed (a missing file: a full leg).
 # Exit status: opsweep run's; 2 for bad input.
 set -euo pipefail
 
@@ -19,14 +22,15 @@ OPSWEEP=${OPSWEEP:-opsweep}
 [ $# -ge 3 ] || { echo "usage: matrix-shard.sh TORCH I N [--root DIR] [--python PY] [-- RUN OPTIONS]" >&2; exit 2; }
 torch=$1 shard=$2 shards=$3
 shift 3
-root=".opsweep/matrix" python=${OPSWEEP_MATRIX_PYTHON:-}
+root=".opsweep/matrix" results="" python=${OPSWEEP_MATRIX_PYTHON:-}
 read -r -a run_args <<< "${OPSWEEP_RUN_ARGS:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root=${2:?--root needs a folder}; shift ;;
     --python) python=${2:?--python needs an interpreter}; shift ;;
+    --results) results=${2:?--results needs a file}; shift ;;
     --) shift; run_args+=("$@"); break ;;
-    *) echo "matrix-shard.sh: unknown option '$1' (known: --root, --python, --)" >&2; exit 2 ;;
+    *) echo "matrix-shard.sh: unknown option '$1' (known: --root, --results, --python, --)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -42,5 +46,8 @@ if [ "$torch" != "$main_torch" ]; then
 fi
 db="$root/torch-$torch/shard-$shard.db"
 mkdir -p "$(dirname "$db")"
+if [ -n "$results" ] && [ -f "$results" ]; then
+  "$OPSWEEP" results import "$results" --db "$db" >&2
+fi
 "$OPSWEEP" run ${python:+--python "$python"} "${paths[@]}" --shard "$shard/$shards" --db "$db" "${run_args[@]}"
 echo "$db"
