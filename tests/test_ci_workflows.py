@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -177,6 +178,7 @@ def test_torch_matrix(workspace):
                    cwd=ws, check=True, capture_output=True)
     subprocess.run([h.binary(), "results", "export", "--db", "earlier.db", "-o",
                     str(snapshots / "torch-2.13.0" / "results.jsonl")], cwd=ws, check=True, capture_output=True)
+    time.sleep(1.1)  # results carry whole seconds: the refresh must be later than the committed survey
 
     procs = []
     for torch in torches:

@@ -134,6 +134,10 @@ def test_current_picks_the_tables_and_refusals_write_nothing(binary, history, tm
     out = tmp_path / "cur"
     p = render(binary, snapshots, out, "--current", snapshots[1])
     assert p.returncode == 0, p.stderr
+    # the same snapshot named by its folder, with the others given as folders
+    p = render(binary, [s.parent for s in snapshots], tmp_path / "cur-dirs", "--current", snapshots[1])
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "cur-dirs" / "page.md").read_bytes() == (out / "page.md").read_bytes()
     md = (out / "page.md").read_text(encoding="utf-8")
     assert "| torch 2.13.0 (shown) |" in md and "torch `2.13.0+cpu`" in md.split("## Torch releases")[0]
     # the newest release's regression still marks the row shown with 2.13.0's statuses

@@ -40,10 +40,14 @@ std::string OneLineMessage(std::string text) {
   return text;
 }
 
-bool LoadSnapshotFile(const std::string& path, snapshot::Snapshot* out, std::string* err) {
-  std::string file = path;
+std::string SnapshotFilePath(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) file = (std::filesystem::path(path) / "snapshot.json").string();
+  if (std::filesystem::is_directory(path, ec)) return (std::filesystem::path(path) / "snapshot.json").string();
+  return path;
+}
+
+bool LoadSnapshotFile(const std::string& path, snapshot::Snapshot* out, std::string* err) {
+  const std::string file = SnapshotFilePath(path);
   std::string text, why;
   if (!ReadFile(file, &text, &why)) {
     *err = OneLineMessage(fmt::format("{}: cannot read: {}", file, why));

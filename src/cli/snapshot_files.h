@@ -11,6 +11,9 @@ namespace opsweep::cli {
 // Messages name user data (record names, file names): keep them to one line.
 std::string OneLineMessage(std::string text);
 
+// The snapshot file `path` names: itself, or path/snapshot.json for a folder.
+std::string SnapshotFilePath(const std::string& path);
+
 // Reads and validates the snapshot at `path`: a snapshot file, or a folder holding snapshot.json
 // (snapshots/kornia-0.9.0/torch-2.13.0). On failure *err is one line that starts with the path.
 bool LoadSnapshotFile(const std::string& path, snapshot::Snapshot* out, std::string* err);

@@ -69,7 +69,8 @@ bool MakeViewModel(const RenderArgs& args, const std::vector<snapshot::Snapshot>
     std::error_code ec;
     const snapshot::Snapshot* chosen = nullptr;
     for (std::size_t i = 0; i < args.snapshots.size(); ++i) {
-      if (args.snapshots[i] == args.current || std::filesystem::equivalent(args.snapshots[i], args.current, ec)) {
+      const std::string given = SnapshotFilePath(args.snapshots[i]), wanted = SnapshotFilePath(args.current);
+      if (given == wanted || std::filesystem::equivalent(given, wanted, ec)) {
         chosen = &snapshots[i];
       }
     }
