@@ -4,6 +4,7 @@ long it takes (docs/performance.md, "Incremental refresh").
 
     python3 bench/bench_refresh.py [--binary build/tests/opsweep] --preset quick
     python3 bench/bench_refresh.py [--binary ...] --survey snapshots/kornia/results.jsonl   # the full survey
+    python3 bench/bench_refresh.py [--binary ...] --synthetic        # full scale, no survey needed
 
 It works on a copy of kornia's installed sources (put first on PYTHONPATH, so the workers import
 the copy) and a results database in a temporary directory:
@@ -23,7 +24,14 @@ the real run re-probed (the rows the run wrote) and the wall time of that run:
 3. a module-level edit (a new constant in kornia/filters/gaussian.py): jobs re-probed and wall;
 4. worker start-up: hello, inventory and index of one worker over the same registries, with the
    index cache cold and warm.
-Results are printed and written as JSON (``--json``). Not a timed test.
+``--synthetic`` measures what can be measured at the full scale of the bundled survey without a
+survey database: a database of one synthetic, current result per job (bench/instant_worker.py: the
+real worker's start-up, then an instant ``ok`` with current deps), then the real ``opsweep run``
+over it (nothing changed: jobs re-probed and wall time of start-up, planning 6,084 results and the
+database), the size of the text form and the time to export and import it; and, for each edited
+function, the cases whose eager call enters it (the plain tracer above) with the time their jobs
+took in the committed survey (snapshots/kornia/snapshot.timings.json): an estimate of that edit's
+refresh, labelled as one. Results are printed and written as JSON (``--json``). Not a timed test.
 """
 
 from __future__ import annotations
@@ -108,11 +116,11 @@ def all_jobs(db: str) -> set[tuple[str, str]]:
 EAGER_CALLERS = r"""
 import json, sys
 sys.setrecursionlimit(10000)
-registries, target_file, qualname = json.loads(sys.argv[1])
+registries, targets = json.loads(sys.argv[1])
 import torch
 from opsweep.registry import load_registries
 from opsweep.paths.base import make_module, fresh_inputs, seed_everything
-callers = []
+callers = {f"{f}:{q}": [] for f, q in targets}
 for lc in load_registries(registries):
     case = lc.case
     if case.skip:
@@ -122,12 +130,14 @@ for lc in load_registries(registries):
         case = materialize(case)
     except ImportError:
         pass
-    hit = []
+    except Exception:
+        continue
+    hit = set()
     def tracer(frame, event, arg):
         code = frame.f_code
-        if code.co_filename.endswith(target_file) and (
-                code.co_qualname == qualname or code.co_qualname.startswith(qualname + ".<locals>")):
-            hit.append(1)
+        for f, q in targets:
+            if code.co_filename.endswith(f) and (code.co_qualname == q or code.co_qualname.startswith(q + ".<locals>")):
+                hit.add(f"{f}:{q}")
         return None
     try:
         module = make_module(case, flat_outputs=False)
@@ -141,19 +151,25 @@ for lc in load_registries(registries):
                 sys.settrace(None)
     except Exception:
         pass
-    if hit:
-        callers.append(case.name)
-print(json.dumps(sorted(callers)))
+    for h in hit:
+        callers[h].append(case.name)
+print(json.dumps(callers))
 """
 
 
-def eager_callers(registries: list[str], env: dict[str, str], rel: str, qualname: str) -> set[str]:
-    """Cases whose eager call enters kornia/REL:QUALNAME, by a plain settrace tracer."""
-    arg = json.dumps([registries, "kornia/" + rel, qualname])
+def eager_callers_of(registries: list[str], env: dict[str, str], targets: list[tuple[str, str]]) -> dict[tuple[str, str], set[str]]:
+    """For each (kornia-relative file, qualname): the cases whose eager call enters it, by a plain
+    settrace tracer (no opsweep recording involved), in one pass over the registries."""
+    arg = json.dumps([registries, [("kornia/" + rel, q) for rel, q in targets]])
     out = subprocess.run([sys.executable, "-c", EAGER_CALLERS, arg], env=env, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"eager-callers failed:\n{out.stderr[-3000:]}")
-    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    return {(rel, q): set(found[f"kornia/{rel}:{q}"]) for rel, q in targets}
+
+
+def eager_callers(registries: list[str], env: dict[str, str], rel: str, qualname: str) -> set[str]:
+    return eager_callers_of(registries, env, [(rel, qualname)])[(rel, qualname)]
 
 
 def edit_function_body(path: str, qualname: str) -> None:
@@ -204,12 +220,52 @@ def worker_startup(registries: list[str], env: dict[str, str], work: str, cache:
     return marks
 
 
+def synthetic(args, env, work, db, run_args, registries, results) -> None:
+    instant = dict(env, OPSWEEP_WORKER_CMD=f"{sys.executable} {os.path.join(HERE, 'instant_worker.py')}")
+    wall, out = run([args.binary, "run", *run_args], instant, work)
+    results["synthetic_fill"] = {"wall_s": round(wall, 1), "plan_line": plan_line(out)}
+    print(f"synthetic database: {plan_line(out).strip()} in {wall:.1f} s")
+    results["jobs_in_db"] = len(all_jobs(db))
+    for attempt in ("first", "again"):
+        wall, out = run([args.binary, "run", *run_args], env, work)
+        print(f"nothing changed ({attempt}): {planned(out)} re-probed, wall {wall:.1f} s ({plan_line(out).strip()})")
+        results["steps"].append({"step": f"nothing changed ({attempt})", "planned": planned(out),
+                                 "wall_s": round(wall, 1), "plan_line": plan_line(out)})
+    text = os.path.join(work, "results.jsonl")
+    wall_export, _ = run([args.binary, "results", "export", "--db", db, "-o", text], env, work)
+    wall_import, _ = run([args.binary, "results", "import", text, "--db", os.path.join(work, "imported.db")], env, work)
+    with open(text, "rb") as f:
+        data = f.read()
+    import zlib
+
+    results["text_form"] = {"bytes": len(data), "lines": data.count(b"\n"), "zlib_bytes": len(zlib.compress(data, 6)),
+                            "export_s": round(wall_export, 1), "import_s": round(wall_import, 1),
+                            "db_bytes": os.path.getsize(db)}
+    n_lines = data.count(b"\n")
+    print(f"text form: {len(data) / 1e6:.1f} MB, {n_lines} lines, {len(zlib.compress(data, 6)) / 1e6:.1f} MB "
+          f"compressed; export {wall_export:.1f} s, import {wall_import:.1f} s (synthetic records: sizes of deps "
+          "like real ones, the rest smaller)")
+    timings = json.load(open(os.path.join(ROOT, "snapshots", "kornia", "snapshot.timings.json")))["records"]
+    all_callers = eager_callers_of(registries, env, FUNCTION_EDITS)
+    for rel, qualname in FUNCTION_EDITS:
+        callers = all_callers[(rel, qualname)]
+        seconds = sum((timings.get(c, {}).get(p, {}) or {}).get("duration_s") or 0 for c in callers
+                      for p in ("onnx", "export", "compile"))
+        estimate = {"step": f"estimate: body of kornia/{rel}:{qualname}", "eager_callers": sorted(callers),
+                    "jobs_at_least": 3 * len(callers), "job_seconds_in_survey": round(seconds, 1),
+                    "wall_estimate_s": round(seconds / 2, 1)}
+        results["steps"].append(estimate)
+        print(f"estimate, body of kornia/{rel}:{qualname}: {len(callers)} cases enter it eagerly, >= {3 * len(callers)} "
+              f"jobs; their jobs took {seconds:.0f} s in the survey: about {seconds / 2:.0f} s on 2 workers")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default=os.environ.get("OPSWEEP_BINARY", os.path.join(ROOT, "build", "tests", "opsweep")))
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--preset", choices=["quick"], help="build the database with a run of this preset")
     group.add_argument("--survey", help="a committed results store (results.jsonl) to import")
+    group.add_argument("--synthetic", action="store_true", help="full scale without a survey (see above)")
     ap.add_argument("-j", default=str(os.cpu_count() or 1))
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -228,7 +284,13 @@ def main() -> None:
             registries = [os.path.join(REGISTRIES, "presets", f"{args.preset}.py")]
         else:
             registries = sorted(os.path.join(REGISTRIES, f) for f in os.listdir(REGISTRIES) if f.startswith("cases_"))
-        results: dict = {"binary": args.binary, "mode": args.preset or args.survey, "steps": []}
+        results: dict = {"binary": args.binary, "mode": args.preset or args.survey or "synthetic", "steps": []}
+        if args.synthetic:
+            synthetic(args, env, work, db, run_args, registries, results)
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump(results, f, indent=2, sort_keys=True)
+            return
 
         if args.preset:
             wall, out = run([args.binary, "run", *run_args], env, work)
@@ -256,7 +318,7 @@ def main() -> None:
             f.write(text)
         results["steps"].append(measure_step(f"module level of kornia/{rel}", args.binary, run_args, env, work, db))
 
-        cache = os.path.join(work, "index-cache.json")
+        cache = os.path.join(work, "startup-index-cache.json")  # not the runs' own: cold at first
         results["startup_cold_index"] = worker_startup(registries, env, work, cache)
         results["startup_warm_index"] = worker_startup(registries, env, work, cache)
         print(f"worker start-up (s since spawn): cold index {results['startup_cold_index']}, "

@@ -56,17 +56,30 @@ def documented_command_lines():
     return found
 
 
+def _subcommands(help_output):
+    """The names listed under 'Subcommands:' in a CLI11 help text."""
+    if "Subcommands:" not in help_output:
+        return []
+    block = help_output.split("Subcommands:", 1)[1]
+    return re.findall(r"^  ([a-z][\w-]*)\s", block, re.M)
+
+
 def help_text(binary, verb):
-    """The help of a verb, and of each of its own subcommands (`results export`, `results import`)."""
+    """The verb's help, with the help of each of its subcommands (`results export`, ...)."""
     p = subprocess.run([str(binary), verb, "--help"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, (verb, p.stderr)
     text = p.stdout
-    if "Subcommands:" in text:
-        for name in re.findall(r"^  ([a-z][\w-]*) ", text.split("Subcommands:", 1)[1], flags=re.M):
-            sub = subprocess.run([str(binary), verb, name, "--help"], capture_output=True, text=True, timeout=30)
-            assert sub.returncode == 0, (verb, name, sub.stderr)
-            text += sub.stdout
+    for sub in _subcommands(p.stdout):
+        q = subprocess.run([str(binary), verb, sub, "--help"], capture_output=True, text=True, timeout=30)
+        assert q.returncode == 0, (verb, sub, q.stderr)
+        text += q.stdout
     return text
+
+
+def binary_verbs(binary):
+    p = subprocess.run([str(binary), "--help"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    return _subcommands(p.stdout)
 
 
 def test_the_docs_show_command_lines():
@@ -76,7 +89,9 @@ def test_the_docs_show_command_lines():
 
 
 def test_every_documented_option_exists(binary):
-    helps = {verb: help_text(binary, verb) for verb in VERBS}
+    verbs = binary_verbs(binary)
+    assert set(VERBS) <= set(verbs)
+    helps = {verb: help_text(binary, verb) for verb in verbs}
     problems = []
     for where, verb, options in documented_command_lines():
         if verb not in helps:

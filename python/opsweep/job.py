@@ -18,7 +18,7 @@ Contract of ``run_job`` (never raises for anything the case or torch does):
    state the job left changed and that was restored, or why it poisoned the worker).
 5. From the target's construction to the end of the probe ``deps.Recorder``s note the code entered
    (and the code Dynamo traced); with a ``DepsTracker`` the record's ``deps`` lists the library
-   functions and modules the result depends on, with their digests (deps.py; null when the
+   functions and modules the result depends on, with their digests (opsweep.deps; null when the
    recording cannot be trusted; empty maps for a skipped case: nothing ran). A lazy target is built
    once per worker: the code its construction entered is kept per case and counted by every job
    of the case.

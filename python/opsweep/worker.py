@@ -8,7 +8,7 @@ Contract:
   stdout and stderr are the worker's log, so whatever probed code prints never reaches the
   protocol. The FDs are made non-inheritable so compiler subprocesses never hold them open.
 - Start: import torch, set ``torch.set_num_threads(--threads)``, load the registries (watching
-  what the library's import and the registries run: deps.py), send ``hello`` (protocol, pid,
+  what the library's import and the registries run: opsweep.deps), send ``hello`` (protocol, pid,
   harness digest, paths, the environment measured in this interpreter), then ``inventory``, then
   ``index`` (the current digests of the library's functions and modules; parsed once and cached
   in ``--index-cache`` by path, mtime and size); a registry that cannot be loaded sends ``error``

@@ -1,4 +1,4 @@
-"""What a job's result depends on (opsweep/deps.py), on real torch.
+"""What a job's result depends on (opsweep/deps/), on real torch.
 
 Three kinds of test:
 - the index (digests, qualified names, the import closure) on small libraries written here;
@@ -221,6 +221,27 @@ def test_a_file_edited_after_the_index_is_never_current(tmp_path):
         got = index.deps([mod.plain.__code__], deps.HiddenDeps())
         assert got["functions"] == {"lib/mod.py:plain": deps.CHANGED_DURING_RUN}
         assert got["modules"]["lib/mod.py"] == deps.CHANGED_DURING_RUN
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "lib" or m.startswith("lib.")]:
+            del sys.modules[name]
+
+
+def test_copying_an_instance_is_not_a_change_of_its_modules_state(tmp_path):
+    # copy.deepcopy (every job copies its target) makes copyreg cache __slotnames__ on the class
+    import copy
+
+    write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import lib.mod as mod  # noqa: PLC0415
+
+        before = deps.state_signature(mod)
+        copy.deepcopy(mod.Box())
+        assert "__slotnames__" in vars(mod.Box)
+        assert deps.state_signature(mod) == before
+        mod.Box.size = 3  # a class attribute rebound: that is a change
+        assert deps.state_signature(mod) != before
     finally:
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m == "lib" or m.startswith("lib.")]:

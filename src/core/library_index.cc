@@ -6,7 +6,7 @@ namespace opsweep {
 
 namespace {
 
-constexpr int kIndexVersion = 3;  // python/opsweep/deps.py INDEX_VERSION
+constexpr int kIndexVersion = 3;  // python/opsweep/deps/index.py INDEX_VERSION
 constexpr const char* kChangedDuringRun = "changed-during-run";
 
 template <typename Json>

@@ -20,15 +20,28 @@ page and coverage name that object, not the wrapper. Their code is part of every
     ModuleCall(module, fn)           fn(module, *inputs), the module registered as a child
     WithParams(module, template, n)  module(*inputs[:n], params=<inputs[n:] put back into template>)
     Built(builder, model)            model(*inputs), surveyed under the builder that made it
+
+Fresh inputs: every captured program is also run on a second input set (the harness redraws each
+floating input uniformly in its own [min, max]). For an input with structure (a rotation, a camera,
+a homography, boxes, a LAF, a 0/1 mask) such a redraw is not a valid input, and a difference there
+would be a false verdict. The helpers that build such inputs declare a valid second value for them,
+built the same way with another seed (``structured(trace, fresh)``, ``derived(fn, *args)`` for an
+input computed from structured ones); this module's ``case`` gives a case whose inputs include a
+declared tensor its own fresh set (``fresh_set``): the declared second values, every other floating
+input redrawn as the harness would. Registries with structured inputs import ``case`` from here.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
 from torch import nn
+
+from opsweep.case import RegistryError
+from opsweep.case import case as _case
 
 
 class Positional(nn.Module):
@@ -284,11 +297,11 @@ def detector_image(seed: int = 6) -> torch.Tensor:
 
 
 def identity_homography(batch_size: int = 1) -> torch.Tensor:
+    """The identity (no second value is declared: an identity often means "no transform")."""
     return torch.eye(3).expand(batch_size, 3, 3).contiguous()
 
 
-def homography(seed: int = 7, batch_size: int = 1) -> torch.Tensor:
-    """A mild, well-conditioned homography (identity plus a small perturbation)."""
+def _homography(seed: int, batch_size: int) -> torch.Tensor:
     h = torch.eye(3).expand(batch_size, 3, 3) + rand(batch_size, 3, 3, seed=seed, low=-0.05, high=0.05)
     h = h.clone()
     h[:, 2, 2] = 1.0
@@ -296,6 +309,159 @@ def homography(seed: int = 7, batch_size: int = 1) -> torch.Tensor:
     return h.contiguous()
 
 
-def camera_matrix(batch_size: int = 1, fx: float = 40.0, fy: float = 40.0, cx: float = 20.0, cy: float = 16.0) -> torch.Tensor:
+def homography(seed: int = 7, batch_size: int = 1) -> torch.Tensor:
+    """A mild, well-conditioned homography (identity plus a small perturbation); its second value is
+    the one of seed + FRESH_OFFSET."""
+    return structured(_homography(seed, batch_size), _homography(seed + FRESH_OFFSET, batch_size))
+
+
+def _camera(batch_size: int, fx: float, fy: float, cx: float, cy: float) -> torch.Tensor:
     k = torch.tensor([[fx, 0.0, cx], [0.0, fy, cy], [0.0, 0.0, 1.0]])
     return k.expand(batch_size, 3, 3).contiguous()
+
+
+def camera_matrix(batch_size: int = 1, fx: float = 40.0, fy: float = 40.0, cx: float = 20.0, cy: float = 16.0) -> torch.Tensor:
+    """Pinhole intrinsics; the second value is another camera (focal lengths 10 % and 5 % longer,
+    the principal point moved by 1.5 and -1 pixels)."""
+    return structured(_camera(batch_size, fx, fy, cx, cy), _camera(batch_size, fx * 1.1, fy * 1.05, cx + 1.5, cy - 1.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# fresh input sets of structured inputs
+
+# Seeds of second values are the trace seeds plus this offset (no helper uses seeds that large).
+FRESH_OFFSET = 10_000
+
+# (registry file being imported, digest of a tensor's dtype, shape and bytes) -> its second value.
+# Declarations are scoped to the registry that makes them: an identity declared a camera pose in one
+# registry is not a pose in another.
+_SECOND: dict[tuple[str, bytes], torch.Tensor] = {}
+
+
+def _scope() -> str:
+    from opsweep.case import _LOADING
+
+    return _LOADING[-1] if _LOADING else ""
+
+
+def _digest(x: torch.Tensor) -> bytes:
+    x = x.detach().cpu().contiguous()
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{x.dtype}|{tuple(x.shape)}|".encode())
+    h.update(x.view(-1).view(torch.uint8).numpy().tobytes() if x.numel() else b"")
+    return h.digest()
+
+
+def structured(trace: torch.Tensor, fresh: torch.Tensor) -> torch.Tensor:
+    """Declare ``fresh`` the second value of the structured tensor ``trace`` (another valid rotation,
+    camera, set of boxes): a case with ``trace`` among its inputs runs its fresh-input check with
+    ``fresh`` in its place. Returns ``trace``. The values identify the tensor (a clone counts);
+    declaring another second value for the same values is a RegistryError."""
+    if not isinstance(trace, torch.Tensor) or not isinstance(fresh, torch.Tensor):
+        raise RegistryError("structured(): both values must be tensors")
+    if trace.shape != fresh.shape or trace.dtype != fresh.dtype:
+        raise RegistryError(f"structured(): the second value has shape {list(fresh.shape)} {fresh.dtype}, "
+                            f"the tensor {list(trace.shape)} {trace.dtype}")
+    if torch.equal(trace, fresh):
+        raise RegistryError("structured(): the second value equals the tensor (use keep() to keep a value)")
+    return _declare(trace, fresh)
+
+
+def keep(x: torch.Tensor) -> torch.Tensor:
+    """Declare that ``x`` keeps its value in the fresh set (the identity pose of a scene's reference
+    camera): not redrawn, and ``derived`` computes from it as it is. Returns ``x``."""
+    return _declare(x, x)
+
+
+def _declare(trace: torch.Tensor, fresh: torch.Tensor) -> torch.Tensor:
+    key = (_scope(), _digest(trace))
+    known = _SECOND.get(key)
+    fresh = fresh.detach().clone().contiguous()
+    if known is not None and not torch.equal(known, fresh):
+        raise RegistryError(f"structured(): a tensor of shape {list(trace.shape)} already has another second value")
+    _SECOND[key] = fresh
+    return trace
+
+
+def second_value(x: Any) -> torch.Tensor | None:
+    """The declared second value of ``x``, or None."""
+    if not isinstance(x, torch.Tensor):
+        return None
+    found = _SECOND.get((_scope(), _digest(x)))
+    return None if found is None else found.clone()
+
+
+def redraw(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """What the harness does to an input without structure: a floating tensor with more than one
+    finite value gets new values uniform in its own [min, max]; anything else is kept."""
+    x = x.detach()
+    if x.is_floating_point() and x.numel() > 0:
+        lo, hi = float(x.min()), float(x.max())
+        if lo < hi and all(v == v and abs(v) != float("inf") for v in (lo, hi)):
+            u = torch.rand(x.shape, generator=gen, dtype=torch.float64)
+            return (lo + (hi - lo) * u).to(x.dtype).contiguous()
+    return x.clone()
+
+
+def _generator(text: str) -> torch.Generator:
+    seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "little")
+    return torch.Generator().manual_seed(seed)
+
+
+def fresh_value(x: Any) -> Any:
+    """The second value of ``x`` for ``derived``: the declared one, else ``redraw`` (seeded by the
+    values); a non-tensor is itself."""
+    if not isinstance(x, torch.Tensor):
+        return x
+    found = second_value(x)
+    if found is not None:
+        return found
+    return redraw(x, _generator(_digest(x).hex()))
+
+
+def _tensors(x: Any) -> list:
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _tensors(v)]
+    return []
+
+
+def derived(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``, each tensor of the result declared ``structured`` with the same
+    computation on the second values of the arguments (``fresh_value``): for an input computed from
+    structured ones (corners of boxes, the projection matrix of a camera, a rotation's quaternion)."""
+    out = fn(*args, **kwargs)
+    alt = fn(*[fresh_value(a) for a in args], **{k: fresh_value(v) for k, v in kwargs.items()})
+    for t, a in zip(_tensors(out), _tensors(alt)):
+        _declare(t, a)
+    return out
+
+
+def twin(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``build(*args, **kwargs)``, each tensor of the result declared ``structured`` with the same
+    build's ``second=True`` result as its second value (a builder whose ``second`` flag picks
+    another seed or other parameters of the same kind of input)."""
+    out = build(*args, **kwargs)
+    alt = build(*args, second=True, **kwargs)
+    for t, a in zip(_tensors(out), _tensors(alt)):
+        _declare(t, a)
+    return out
+
+
+def fresh_set(name: str, inputs: Sequence[Any]) -> tuple | None:
+    """A case's own fresh set when some input has a declared second value: those second values, and
+    every other input as the harness would draw it (``redraw``, seeded from the case name). None when
+    no input is declared (the harness then draws the set itself)."""
+    seconds = [second_value(x) for x in inputs]
+    if all(s is None for s in seconds):
+        return None
+    gen = _generator("fresh:" + name)
+    return tuple(s if s is not None else redraw(x, gen) for x, s in zip(inputs, seconds))
+
+
+def case(name: str, group: str, target: Any, inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """``opsweep.case``, with ``fresh_inputs=fresh_set(name, inputs)`` unless the case gives its own."""
+    if kwargs.get("fresh_inputs") is None:
+        kwargs["fresh_inputs"] = fresh_set(name, [inputs] if isinstance(inputs, torch.Tensor) else inputs)
+    return _case(name, group, target, inputs, **kwargs)

@@ -59,8 +59,10 @@ from kornia.augmentation.random_generator import PlainUniformGenerator
 from kornia.geometry.transform import warp_affine, warp_affine3d
 from kornia.constants import DataKey
 
-from opsweep import case
-from opsweep.registries.kornia._common import ModuleCall, WithParams, batch, img, rand, randint, split_params
+from opsweep.registries.kornia._common import (
+    FRESH_OFFSET, ModuleCall, WithParams, _Slot, batch, case, derived, img, rand, randint, redraw, second_value, split_params, twin,
+)
+from opsweep.registries.kornia._common import _generator
 
 CASES: list = []
 
@@ -100,9 +102,17 @@ def video(seed: int = 22) -> torch.Tensor:
 
 
 def binary_mask(seed: int = 23) -> torch.Tensor:
-    """A binary float mask per image, 2x1x32x40: a filled rectangle plus noise, so warps visibly move it."""
-    m = (rand(2, 1, 32, 40, seed=seed) > 0.7).float()
-    m[:, :, 8:20, 10:30] = 1.0
+    """A binary float mask per image, 2x1x32x40: a filled rectangle plus noise, so warps visibly move it
+    (the second value: another rectangle and noise, seed + FRESH_OFFSET)."""
+    return twin(_binary_mask_of, seed)
+
+
+def _binary_mask_of(seed: int, second: bool = False) -> torch.Tensor:
+    m = (rand(2, 1, 32, 40, seed=seed + FRESH_OFFSET * second) > 0.7).float()
+    if second:
+        m[:, :, 12:26, 6:24] = 1.0
+    else:
+        m[:, :, 8:20, 10:30] = 1.0
     return m
 
 
@@ -129,29 +139,38 @@ def class_labels() -> torch.Tensor:
 
 
 def keypoints(seed: int = 26) -> torch.Tensor:
-    """Five (x, y) keypoints per image, 2x5x2, inside the 40x32 image."""
-    return rand(2, 5, 2, seed=seed) * torch.tensor([36.0, 28.0]) + 2.0
+    """Five (x, y) keypoints per image, 2x5x2, inside the 40x32 image (the second value: seed + FRESH_OFFSET)."""
+    return twin(lambda second=False: rand(2, 5, 2, seed=seed + FRESH_OFFSET * second) * torch.tensor([36.0, 28.0]) + 2.0)
+
+
+def _boxes_xyxy_of(second: bool = False) -> torch.Tensor:
+    if second:
+        b = torch.tensor([[4.0, 2.0, 22.0, 20.0], [8.0, 9.0, 35.0, 29.0], [17.0, 10.0, 30.0, 24.0]])
+    else:
+        b = torch.tensor([[2.0, 3.0, 20.0, 25.0], [10.0, 5.0, 38.0, 30.0], [15.0, 12.0, 27.0, 20.0]])
+    return torch.stack([b, b.flip(0) + 0.5]).contiguous()
 
 
 def boxes_xyxy() -> torch.Tensor:
-    """Three boxes per image, 2x3x4, (x1, y1, x2, y2) inside the 40x32 image."""
-    b = torch.tensor([[2.0, 3.0, 20.0, 25.0], [10.0, 5.0, 38.0, 30.0], [15.0, 12.0, 27.0, 20.0]])
-    return torch.stack([b, b.flip(0) + 0.5]).contiguous()
+    """Three boxes per image, 2x3x4, (x1, y1, x2, y2) inside the 40x32 image (the second value: other boxes)."""
+    return twin(_boxes_xyxy_of)
 
 
 def boxes_xywh() -> torch.Tensor:
     """The same boxes as (x, y, w, h), 2x3x4."""
-    b = boxes_xyxy()
-    return torch.cat([b[..., :2], b[..., 2:] - b[..., :2]], -1).contiguous()
+    return derived(lambda b: torch.cat([b[..., :2], b[..., 2:] - b[..., :2]], -1).contiguous(), boxes_xyxy())
 
 
-def boxes_corners() -> torch.Tensor:
-    """The same boxes as four corners each, 2x3x4x2 (kornia's ``bbox`` data key)."""
-    b = boxes_xyxy()
+def _corners(b: torch.Tensor) -> torch.Tensor:
     x1, y1, x2, y2 = b.unbind(-1)
     return torch.stack(
         [torch.stack([x1, y1], -1), torch.stack([x2, y1], -1), torch.stack([x2, y2], -1), torch.stack([x1, y2], -1)], -2
     ).contiguous()
+
+
+def boxes_corners() -> torch.Tensor:
+    """The same boxes as four corners each, 2x3x4x2 (kornia's ``bbox`` data key)."""
+    return derived(_corners, boxes_xyxy())
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -181,6 +200,69 @@ def _transplant_params(aug: nn.Module, data: Sequence[torch.Tensor]) -> Dict[str
     return aug.params_from_input(*data, data_keys=[DataKey.INPUT, DataKey.MASK], params=params)
 
 
+# Fresh inputs of a replayed case: the recorded parameters are structured (crop boxes, gates, flip
+# flags, ordered permutations), so a uniform redraw of them is not a valid parameter set. The fresh set
+# is the data as the harness would draw it (declared masks, boxes and keypoints by their second values)
+# and the parameters the augmentation itself samples with another seed: the first of seed +
+# FRESH_OFFSET + k (k < FRESH_TRIES) whose parameter structure is the recorded one (same chosen
+# sub-policies and children, same shapes) and whose gates and flags take the same values (a mixed
+# p=0.5 gate stays mixed, an applied batch of one stays applied), so the captured program is asked a
+# valid question of the same kind.
+FRESH_TRIES = 64
+
+
+def _same_structure(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, _Slot):
+        return a.index == b.index
+    if isinstance(a, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_structure(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects without a usable ==
+        return repr(a) == repr(b)
+
+
+def _flag_values(x: torch.Tensor) -> frozenset | None:
+    """The values of a gate or flag tensor (bool, or floating with every value 0 or 1); None otherwise."""
+    if x.dtype == torch.bool or (x.is_floating_point() and bool(((x == 0) | (x == 1)).all())):
+        return frozenset(x.to(torch.float32).unique().tolist())
+    return None
+
+
+def fresh_data(name: str, data: Sequence[torch.Tensor]) -> list:
+    """The data of a fresh set: declared inputs by their second values, the rest redrawn like the harness."""
+    gen = _generator("fresh:" + name)
+    return [v if (v := second_value(x)) is not None else redraw(x, gen) for x in data]
+
+
+def fresh_replay(
+    name: str,
+    make: Callable[[], nn.Module],
+    shape: Sequence[int] | None,
+    seed: int,
+    params_fn: Callable[[nn.Module, Sequence[torch.Tensor]], Any] | None,
+    data: Sequence[torch.Tensor],
+    template: Any,
+    tensors: Sequence[torch.Tensor],
+) -> tuple | str:
+    """The fresh set of the replayed case ``name`` (see FRESH_TRIES), or why there is none."""
+    new_data = fresh_data(name, data)
+    for k in range(FRESH_TRIES):
+        params = sample_params(make(), shape if shape is not None else data[0].shape, seed + FRESH_OFFSET + k, params_fn, new_data)
+        t2, tensors2, _ = split_params(params, SHAPE_KEYS)
+        if _same_structure(template, t2) and len(tensors2) == len(tensors) and all(
+            x.shape == y.shape and x.dtype == y.dtype and _flag_values(x) in (None, _flag_values(y)) for x, y in zip(tensors, tensors2)
+        ):
+            return (*new_data, *tensors2)
+    return f"no other seed samples parameters of the recorded structure in {FRESH_TRIES} tries"
+
+
 def _param_note(paths: Sequence[str]) -> str:
     if not paths:
         return "no sampled tensor parameters: only the input is live"
@@ -204,8 +286,10 @@ def add_pair(
     random: bool = True,
     tags: Sequence[str] = (),
     params_fn: Callable[[nn.Module, Sequence[torch.Tensor]], Any] | None = None,
+    fresh_opt_out: str | None = None,
 ) -> None:
-    """The deterministic case ``name`` and its ``name[random]`` twin for the augmentation ``make()``."""
+    """The deterministic case ``name`` and its ``name[random]`` twin for the augmentation ``make()``;
+    ``fresh_opt_out`` is the reason the deterministic case has no fresh set (else ``fresh_replay``)."""
     if det:
         aug = make()
         params = sample_params(aug, shape if shape is not None else data[0].shape, seed, params_fn, data)
@@ -220,6 +304,7 @@ def add_pair(
                 atol=atol,
                 rtol=rtol,
                 tags=tags,
+                fresh_inputs=fresh_opt_out or fresh_replay(name, make, shape, seed, params_fn, data, template, tensors),
             )
         )
     if random:
@@ -590,7 +675,7 @@ add_pair(
     "AugmentationSequential[3d,mask]",
     GCON,
     lambda: KA.AugmentationSequential(KA.RandomAffine3D(15.0, p=1.0), KA.RandomHorizontalFlip3D(p=1.0), data_keys=["input", "mask"]),
-    [volumes(), (volumes(31) > 0.5).float()],
+    [volumes(), derived(lambda v: (v > 0.5).float(), volumes(31))],
     random=False,
     note="2x1x8x16x16 volumes and binary masks of the same layout (data_keys input, mask): kornia 0.9.0 raises "
     "NotImplementedError for masks through 3D geometric children",
@@ -650,6 +735,7 @@ def add_call_pair(
             WithParams(module, template, len(data), target, call=det_call),
             [*data, *tensors],
             note="; ".join(x for x in (note, _param_note(paths)) if x),
+            fresh_inputs=fresh_replay(name, make, None, seed, params_fn, data, template, tensors),
         )
     )
     CASES.append(
@@ -687,6 +773,11 @@ CASES.append(
         GCON,
         WithParams(_INV3D, _INV3D_TEMPLATE, 1, KA.AugmentationSequential.inverse, call=_inverse_call_volume),
         [volumes(), *_INV3D_TENSORS],
+        fresh_inputs=fresh_replay(
+            "AugmentationSequential.inverse[3d]",
+            lambda: KA.AugmentationSequential(KA.RandomAffine3D(15.0, p=1.0), KA.RandomHorizontalFlip3D(p=1.0)),
+            None, PARAM_SEED, None, [volumes()], _INV3D_TEMPLATE, _INV3D_TENSORS,
+        ),
         note="forward then inverse with the same parameters on 2x1x8x16x16 volumes: kornia 0.9.0 raises "
         "NotImplementedError for the inverse of 3D geometric children (documented); " + _param_note(_INV3D_PATHS),
     )
@@ -825,8 +916,13 @@ add_call_pair(
 # auto augment: policies and their operations
 # ----------------------------------------------------------------------------------------------------------
 
-add_pair("AutoAugment", GAUTO, lambda: KAuto.AutoAugment(), [images()], note="policy='imagenet'; the sub-policy is chosen when the parameters are sampled")
-add_pair("AutoAugment[cifar10]", GAUTO, lambda: KAuto.AutoAugment("cifar10"), [images()], seed=2, note="policy='cifar10'")
+# The sub-policy is part of the replayed structure: no seed of PARAM_SEED + FRESH_OFFSET + k, k < 64, samples the
+# recorded one with the same gates for these two policies (searched once; not repeated at every registry load).
+_AUTO_OPT_OUT = "the sub-policy chosen when the parameters were sampled is part of the replayed graph: no other seed (64 tried) samples the same sub-policy with the same gates"
+add_pair("AutoAugment", GAUTO, lambda: KAuto.AutoAugment(), [images()], note="policy='imagenet'; the sub-policy is chosen when the parameters are sampled",
+         fresh_opt_out=_AUTO_OPT_OUT)
+add_pair("AutoAugment[cifar10]", GAUTO, lambda: KAuto.AutoAugment("cifar10"), [images()], seed=2, note="policy='cifar10'",
+         fresh_opt_out=_AUTO_OPT_OUT)
 add_pair("AutoAugment[svhn]", GAUTO, lambda: KAuto.AutoAugment("svhn"), [images()], seed=4, note="policy='svhn'")
 add_pair("RandAugment", GAUTO, lambda: KAuto.RandAugment(n=2, m=10), [images()], note="n=2, m=10")
 add_pair("TrivialAugment", GAUTO, lambda: KAuto.TrivialAugment(), [images()], note="one operation chosen when the parameters are sampled")
@@ -1064,7 +1160,8 @@ def add_base_pair(name: str, base: type, make: Callable[[], nn.Module], data: Se
     params = sample_params(aug, data[0].shape)
     template, tensors, paths = split_params(params, SHAPE_KEYS)
     full_note = f"custom subclass ({note}); " + _param_note(paths)
-    CASES.append(case(name, GBASE, WithParams(aug, template, len(data), base), [*data, *tensors], note=full_note))
+    CASES.append(case(name, GBASE, WithParams(aug, template, len(data), base), [*data, *tensors], note=full_note,
+                      fresh_inputs=fresh_replay(name, make, None, PARAM_SEED, None, data, template, tensors)))
     CASES.append(
         case(
             f"{name}[random]",

@@ -38,14 +38,16 @@ from kornia.models.processors import ResizePostProcessor, ResizePreProcessor
 from kornia.models.rt_detr import RTDETRConfig
 from kornia.tracking import HomographyTracker
 
-from opsweep import case
 from opsweep.case import lazy
 
 NOT_SURVEYED = {
     "kornia.contrib.compute_padding": "integer arithmetic on sizes (returns a tuple of ints): no tensor graph",
 }
 
-from ._common import Built, ByName, Forward, batch, gray, img, rand, randn
+from ._common import FRESH_OFFSET, Built, ByName, Forward, batch, case, derived, gray, img, rand, randn, structured, twin
+
+# Masks, sorted sample points and the overlapping views of one scene declare a second value of the same
+# kind (``twin``, ``derived``): the fresh-input check runs on valid inputs (stitching needs views that overlap).
 
 # Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
 # name (opsweep.case.construction_seed), so loading this registry builds none of them.
@@ -56,42 +58,54 @@ G = "contrib"
 
 
 def _scene(h: int = 64, w: int = 128, seed: int = 100) -> torch.Tensor:
-    """A textured RGB scene (seeded noise at half resolution, bilinearly upsampled): many stable DoG features."""
-    g = torch.Generator().manual_seed(seed)
+    """A textured RGB scene (seeded noise at half resolution, bilinearly upsampled): many stable DoG features
+    (the second value: seed + FRESH_OFFSET)."""
+    return twin(_scene_of, h, w, seed)
+
+
+def _scene_of(h: int, w: int, seed: int, second: bool = False) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed + FRESH_OFFSET * second)
     x = torch.rand(1, 3, h // 2, w // 2, generator=g)
     x = torch.nn.functional.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)
     return ((x - x.min()) / (x.max() - x.min())).contiguous()
 
 
 SCENE = _scene()
-LEFT = SCENE[..., :80].contiguous()
-RIGHT = SCENE[..., 40:120].contiguous()  # overlaps LEFT by 40 columns
+LEFT, RIGHT = derived(lambda sc: (sc[..., :80].contiguous(), sc[..., 40:120].contiguous()), SCENE)  # overlap: 40 columns
 
 # ------------------------------------------------------------------------------------------------- connected components / distance transform
 
 
 def _blobs_mask(h=32, w=40, seed=101):
-    m = torch.zeros(1, 1, h, w)
-    m[..., 2:10, 3:12] = 1.0
-    m[..., 14:28, 5:9] = 1.0
-    m[..., 18:22, 9:30] = 1.0
-    m[..., 4:12, 25:37] = 1.0
-    m[..., 26:30, 33:38] = 1.0
-    return m.contiguous()
+    """A 0/1 mask of a few blobs (the second value: other blobs)."""
+    def build(second=False):
+        m = torch.zeros(1, 1, h, w)
+        if second:
+            for y0, y1, x0, x1 in [(1, 7, 1, 15), (10, 30, 20, 24), (12, 16, 2, 19), (3, 9, 28, 39), (22, 29, 28, 36)]:
+                m[..., y0:y1, x0:x1] = 1.0
+        else:
+            m[..., 2:10, 3:12] = 1.0
+            m[..., 14:28, 5:9] = 1.0
+            m[..., 18:22, 9:30] = 1.0
+            m[..., 4:12, 25:37] = 1.0
+            m[..., 26:30, 33:38] = 1.0
+        return m.contiguous()
+
+    return twin(build)
 
 
 MASK = _blobs_mask()
 add(case("connected_components", G, KC.connected_components, [MASK]))
 add(case("connected_components[iters=20,batch]", G, KC.connected_components,
-         [torch.cat([MASK, MASK.flip(-1)]).contiguous()], kwargs={"num_iterations": 20}))
+         [derived(lambda m: torch.cat([m, m.flip(-1)]).contiguous(), MASK)], kwargs={"num_iterations": 20}))
 add(case("connected_components_union_find", G, KC.connected_components_union_find, [MASK]))
 add(case("connected_components_union_find[batch]", G, KC.connected_components_union_find,
-         [torch.cat([MASK, MASK.flip(-2)]).contiguous()]))
+         [derived(lambda m: torch.cat([m, m.flip(-2)]).contiguous(), MASK)]))
 add(case("distance_transform", G, KC.distance_transform, [MASK]))
-add(case("distance_transform[k=5,h=0.5]", G, KC.distance_transform, [torch.cat([MASK, 1 - MASK], 1).contiguous()],
+add(case("distance_transform[k=5,h=0.5]", G, KC.distance_transform, [derived(lambda m: torch.cat([m, 1 - m], 1).contiguous(), MASK)],
          kwargs={"kernel_size": 5, "h": 0.5}))
 add(case("DistanceTransform", G, KC.DistanceTransform(), [MASK]))
-add(case("DistanceTransform[k=5]", G, KC.DistanceTransform(5, 0.5), [torch.cat([MASK, 1 - MASK]).contiguous()]))
+add(case("DistanceTransform[k=5]", G, KC.DistanceTransform(5, 0.5), [derived(lambda m: torch.cat([m, 1 - m]).contiguous(), MASK)]))
 
 # ------------------------------------------------------------------------------------------------- patches
 
@@ -123,7 +137,7 @@ add(case("CombineTensorPatches[auto_unpadding]", G,
 
 add(case("histogram_matching", G, KC.histogram_matching, [rand(3, 32, 40, seed=102), rand(3, 24, 30, seed=103) ** 2]))
 add(case("histogram_matching[gray]", G, KC.histogram_matching, [gray()[0, 0], rand(16, 20, seed=104) ** 0.5]))
-_XP = torch.linspace(0.0, 1.0, 11)
+_XP = structured(torch.linspace(0.0, 1.0, 11), torch.linspace(0.0, 1.0, 11) ** 1.3)  # sample points: sorted
 add(case("interp", G, KC.interp, [rand(50, seed=105, low=-0.1, high=1.1), _XP, torch.sin(3 * _XP)]))
 
 
@@ -197,7 +211,7 @@ _KPTS = torch.stack([rand(2, 6, seed=110, low=2.0, high=38.0), rand(2, 6, seed=1
 add(case("audit[mask,keypoints]", G,
          _Audit(K.AugmentationSequential(K.RandomVerticalFlip(p=1.0), K.Resize((16, 20))),
                 data_keys=["input", "mask", "keypoints"]),
-         [batch(), (rand(2, 1, 32, 40, seed=112) > 0.5).float(), _KPTS.contiguous()],
+         [batch(), derived(lambda r: (r > 0.5).float(), rand(2, 1, 32, 40, seed=112)), _KPTS.contiguous()],
          note="image, mask and keypoints through a vertical flip and a resize"))
 add(case("audit[random]", G,
          _Audit(K.AugmentationSequential(K.RandomAffine(20.0, (0.1, 0.1), p=1.0))), [batch()], check=False,
@@ -316,7 +330,7 @@ add(case("ImageStitcher", G, KC.ImageStitcher(_sift_matcher()).eval(), [LEFT, RI
 add(case("ImageStitcher[vanilla]", G, KC.ImageStitcher(_sift_matcher(), estimator="vanilla").eval(), [LEFT, RIGHT],
          note="scale-space SIFT + SMNN matcher; DLT on all matches, deterministic"))
 add(case("ImageStitcher[three,vanilla]", G, KC.ImageStitcher(_sift_matcher(), estimator="vanilla").eval(),
-         [SCENE[..., :64].contiguous(), SCENE[..., 32:96].contiguous(), SCENE[..., 64:128].contiguous()],
+         list(derived(lambda sc: (sc[..., :64].contiguous(), sc[..., 32:96].contiguous(), sc[..., 64:128].contiguous()), SCENE)),
          note="three overlapping views"))
 
 
@@ -338,8 +352,9 @@ class _Tracker(nn.Module):
         return self.t.match_initial(x)
 
 
-_TGT = _gray(SCENE[..., 20:100]).contiguous()
-_FRAME = _gray(SCENE[..., 24:104]).contiguous()
+_TGT = _gray(SCENE[..., 20:100]).contiguous()  # the tracker's target, set at construction
+# a frame of the same scene, 4 columns on (the second value: 4 columns back, still tracking the target)
+_FRAME = structured(_gray(SCENE[..., 24:104]).contiguous(), _gray(SCENE[..., 16:96]).contiguous())
 add(case("HomographyTracker", "tracking", lazy(_Tracker, _TGT), [_FRAME], check=False,
          note="scale-space SIFT + SMNN matchers for both stages (the defaults download GFTTAffNetHardNet and LoFTR weights); "
          "RANSAC samples inside the graph"))

@@ -24,8 +24,7 @@ import kornia.enhance as KE
 import kornia.morphology as KM
 from kornia.enhance import ThresholdType
 
-from opsweep import case
-from opsweep.registries.kornia._common import ByName, batch, detector_image, gray, img, rand, randn, volume
+from opsweep.registries.kornia._common import ByName, batch, case, detector_image, gray, img, rand, randn, structured, twin, volume
 
 GE = "enhance"
 GM = "morphology"
@@ -59,9 +58,17 @@ DATA = randn(64, 12, seed=51)  # 64 samples of 12 features, for ZCA
 DATA_T = randn(64, 12, seed=52)
 F2 = torch.tensor([0.3, 0.7])  # a per-sample factor for the batch of two
 KER = torch.ones(3, 3)
-KER_CROSS = torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+# a 0/1 structuring element (the second value: the diagonal cross)
+KER_CROSS = structured(torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]]),
+                       torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
 SE = (randn(3, 3, seed=53, scale=0.1)).contiguous()
-BINARY = (detector_image() > 0.55).float().contiguous()  # a binary shape image with holes and specks
+# a binary shape image with holes and specks (the second value: another detector image, thresholded alike)
+BINARY = twin(lambda second=False: (detector_image(6 + 10_000 * second) > 0.55).float().contiguous())
+
+
+_IMG_B = img(10_001)  # another image, for the fresh sets of reconstruction
+_RECON_FRESH = ((_IMG_B * 0.5).contiguous(), _IMG_B)
+KER_CROSS_B = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
 
 
 def _morph(op: str, fn):
@@ -240,10 +247,13 @@ CASES = [
     *_morph("gradient", KM.gradient),
     *_morph("top_hat", KM.top_hat),
     *_morph("bottom_hat", KM.bottom_hat),
+    # the marker is below the mask (above it for erosion): the fresh sets keep that, on another image
     case("reconstruction", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG],
-         note="default 3x3 kernel, runs until convergence (data-dependent loop)"),
+         note="default 3x3 kernel, runs until convergence (data-dependent loop)", fresh_inputs=_RECON_FRESH),
     case("reconstruction[num_iters=8]", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG], kwargs={"num_iters": 8},
-         note="fixed step count: no data-dependent exit"),
-    case("reconstruction[erosion]", GM, KM.reconstruction, [(IMG + 0.3).contiguous(), IMG], kwargs={"method": "erosion"}),
-    case("reconstruction[kernel=cross]", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG, KER_CROSS]),
+         note="fixed step count: no data-dependent exit", fresh_inputs=_RECON_FRESH),
+    case("reconstruction[erosion]", GM, KM.reconstruction, [(IMG + 0.3).contiguous(), IMG], kwargs={"method": "erosion"},
+         fresh_inputs=((_IMG_B + 0.3).contiguous(), _IMG_B)),
+    case("reconstruction[kernel=cross]", GM, KM.reconstruction, [(IMG * 0.5).contiguous(), IMG, KER_CROSS],
+         fresh_inputs=(*_RECON_FRESH, KER_CROSS_B)),
 ]

@@ -40,7 +40,6 @@ from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetect
 from kornia.geometry.subpix import ConvQuadInterp3d
 from kornia.geometry.transform import ScalePyramid
 
-from opsweep import case
 from opsweep.case import lazy
 
 NOT_SURVEYED = {
@@ -48,7 +47,12 @@ NOT_SURVEYED = {
     "kornia.feature.adalam.get_adalam_default_config": "returns AdaLAM's default configuration dict: no tensors",
 }
 
-from ._common import Assembled, ByName, Positional, detector_image, homography, img, rand, randn
+from ._common import (
+    FRESH_OFFSET, Assembled, ByName, Positional, case, derived, detector_image, homography, img, keep, rand, randn, twin,
+)
+
+# LAFs, ellipses and 0/1 masks are made by helpers that declare a second value of the same kind (another seed):
+# the fresh-input check runs on valid LAFs (``twin``, ``derived`` for the inputs computed from them).
 
 # Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
 # name (opsweep.case.construction_seed), so loading this registry builds none of them.
@@ -68,8 +72,13 @@ def _assemble(cls, init_base, *args, **kwargs):
 
 def _lafs(n: int = 16, seed: int = 20, batch_size: int = 1, h: int = H, w: int = W, smin: float = 4.0,
           smax: float = 8.0, margin: float = 20.0, aniso: bool = False) -> torch.Tensor:
-    """LAFs whose whole support (3 x scale around the centre) lies inside an h x w image."""
-    g = torch.Generator().manual_seed(seed)
+    """LAFs whose whole support (3 x scale around the centre) lies inside an h x w image (the second value:
+    the same with seed + FRESH_OFFSET)."""
+    return twin(_lafs_of, n, seed, batch_size, h, w, smin, smax, margin, aniso)
+
+
+def _lafs_of(n, seed, batch_size, h, w, smin, smax, margin, aniso, second=False) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed + FRESH_OFFSET * second)
     cx = torch.rand(batch_size, n, generator=g) * (w - 2 * margin) + margin
     cy = torch.rand(batch_size, n, generator=g) * (h - 2 * margin) + margin
     s = torch.rand(batch_size, n, generator=g) * (smax - smin) + smin
@@ -111,12 +120,13 @@ def _desc_pair(n: int = 24, extra: int = 8, d: int = 128, seed: int = 22, noise:
 def _laf_pair(n: int = 24, extra: int = 8, seed: int = 23, perm=None, shift=(3.0, 2.0)):
     """LAFs for the matcher cases: lafs2 = lafs1 permuted like the descriptors and shifted (a consistent
     geometric transform), plus LAFs for the distractor descriptors."""
-    l1 = _lafs(n, seed=seed)
-    l2 = l1[:, perm].clone()
-    l2[..., 0, 2] += shift[0]
-    l2[..., 1, 2] += shift[1]
-    l2 = torch.cat([l2, _lafs(extra, seed=seed + 1)], 1)
-    return l1.contiguous(), l2.contiguous()
+    def build(l1, distractors):
+        l2 = l1[:, perm].clone()
+        l2[..., 0, 2] += shift[0]
+        l2[..., 1, 2] += shift[1]
+        return l1.contiguous(), torch.cat([l2, distractors], 1).contiguous()
+
+    return derived(build, _lafs(n, seed=seed), _lafs(extra, seed=seed + 1))
 
 
 def _gauss_stack(x: torch.Tensor, sigmas=(1.0, 1.26, 1.59, 2.0, 2.52)) -> torch.Tensor:
@@ -125,6 +135,11 @@ def _gauss_stack(x: torch.Tensor, sigmas=(1.0, 1.26, 1.59, 2.0, 2.52)) -> torch.
 
     levels = [gaussian_blur2d(x, (2 * math.ceil(3 * s) + 1,) * 2, (s, s)) for s in sigmas]
     return torch.stack(levels, 2).contiguous()
+
+
+def _mask(seed: int, p: float) -> torch.Tensor:
+    """A 0/1 float mask (1, 1, H, W), about (1 - p) of it ones (the second value: seed + FRESH_OFFSET)."""
+    return twin(lambda second=False: (rand(1, 1, H, W, seed=seed + FRESH_OFFSET * second) > p).float())
 
 
 DET = detector_image()  # 1x1x64x80
@@ -179,7 +194,7 @@ add(case("BlobDoGSingle[sigma=2,3.2]", G_DET, KF.BlobDoGSingle(2.0, 3.2), [DET])
 add(case("ScaleSpaceDetector", G_DET, KF.ScaleSpaceDetector(), [DET]))
 add(case("ScaleSpaceDetector[num_features=64]", G_DET, KF.ScaleSpaceDetector(64), [DET2]))
 add(case("ScaleSpaceDetector[mask]", G_DET, KF.ScaleSpaceDetector(64),
-         [DET, (rand(1, 1, H, W, seed=25) > 0.2).float()]))
+         [DET, _mask(25, 0.2)]))
 add(case("ScaleSpaceDetector[dog,subpix,minima]", G_DET,
          KF.ScaleSpaceDetector(64, resp_module=KF.BlobDoG(), subpix_module=ConvQuadInterp3d(),
                                scale_pyr_module=ScalePyramid(3, 1.6, 32, double_image=True),
@@ -281,6 +296,12 @@ ANGLES = rand(1, 16, 1, seed=36, low=-90.0, high=90.0)
 
 
 def _ellipses(n=16, seed=37):
+    """Ellipses (x, y, a, b, c) with a x^2 + 2 b x y + c y^2 positive definite (the second value: seed + FRESH_OFFSET)."""
+    return twin(_ellipses_of, n, seed)
+
+
+def _ellipses_of(n, seed, second=False):
+    seed = seed + FRESH_OFFSET * second
     c = torch.stack([rand(1, n, seed=seed, low=20.0, high=W - 20.0), rand(1, n, seed=seed + 1, low=20.0, high=H - 20.0)], -1)
     a = rand(1, n, 1, seed=seed + 2, low=0.02, high=0.06)
     cc = rand(1, n, 1, seed=seed + 3, low=0.02, high=0.06)
@@ -302,15 +323,15 @@ add(case("ellipse_to_laf", G_LAF, KF.ellipse_to_laf, [_ellipses()]))
 add(case("laf_to_boundary_points", G_LAF, KF.laf_to_boundary_points, [LAFS]))
 add(case("laf_to_boundary_points[n_pts=8]", G_LAF, KF.laf_to_boundary_points, [LAFS_B2], kwargs={"n_pts": 8}))
 add(case("normalize_laf", G_LAF, KF.normalize_laf, [LAFS, DET]))
-add(case("denormalize_laf", G_LAF, KF.denormalize_laf, [KF.normalize_laf(LAFS, DET), DET]))
+add(case("denormalize_laf", G_LAF, KF.denormalize_laf, [derived(KF.normalize_laf, LAFS, DET), DET]))
 add(case("laf_is_inside_image", G_LAF, KF.laf_is_inside_image, [LAFS, DET]))
 add(case("laf_is_inside_image[border=4,partly_outside]", G_LAF, KF.laf_is_inside_image,
          [_lafs(16, seed=40, margin=2.0, smin=4.0, smax=10.0), DET], kwargs={"border": 4}))
 add(case("laf_is_valid", G_LAF, KF.laf_is_valid, [LAFS]))
 add(case("laf_is_filled", G_LAF, KF.laf_is_filled,
-         [torch.cat([LAFS[:, :12], torch.zeros(1, 4, 2, 3)], 1).contiguous()]))
+         [derived(lambda l: torch.cat([l[:, :12], torch.zeros(1, 4, 2, 3)], 1).contiguous(), LAFS)]))
 add(case("laf_to_three_points", G_LAF, KF.laf_to_three_points, [LAFS]))
-add(case("laf_from_three_points", G_LAF, KF.laf_from_three_points, [KF.laf_to_three_points(LAFS)]))
+add(case("laf_from_three_points", G_LAF, KF.laf_from_three_points, [derived(KF.laf_to_three_points, LAFS)]))
 add(case("perspective_transform_lafs", G_LAF, KF.perspective_transform_lafs, [homography(), LAFS]))
 add(case("perspective_transform_lafs[batch]", G_LAF, KF.perspective_transform_lafs,
          [homography(seed=41, batch_size=2), LAFS_B2]))
@@ -318,7 +339,7 @@ add(case("extract_patches_from_pyramid", G_LAF, KF.extract_patches_from_pyramid,
 add(case("extract_patches_from_pyramid[ps=19,large]", G_LAF, KF.extract_patches_from_pyramid,
          [DET2, _lafs(12, seed=42, batch_size=2, smin=8.0, smax=12.0, margin=28.0)], kwargs={"PS": 19}))
 add(case("extract_patches_from_pyramid[normalized]", G_LAF, KF.extract_patches_from_pyramid,
-         [img(), KF.normalize_laf(_lafs(8, seed=43, h=32, w=40, smin=2.0, smax=4.0, margin=10.0), img())],
+         [img(), derived(KF.normalize_laf, _lafs(8, seed=43, h=32, w=40, smin=2.0, smax=4.0, margin=10.0), img())],
          kwargs={"PS": 16, "normalize_lafs_before_extraction": False}))
 add(case("extract_patches_simple", G_LAF, KF.extract_patches_simple, [DET, LAFS]))
 add(case("extract_patches_simple[ps=19,batch]", G_LAF, KF.extract_patches_simple, [DET2, LAFS_B2], kwargs={"PS": 19}))
@@ -344,9 +365,10 @@ add(case("match_fginn", G_M, KF.match_fginn, [D1, D2, L1, L2]))
 add(case("match_fginn[mutual,th=0.9]", G_M, KF.match_fginn, [D1, D2, L1, L2],
          kwargs={"th": 0.9, "spatial_th": 5.0, "mutual": True}))
 add(case("match_adalam", G_M, KF.match_adalam, [D1A, D2A, L1A, L2A]))
-_ADALAM_ARGS = [KF.get_laf_center(L1A).reshape(-1, 2), KF.get_laf_center(L2A).reshape(-1, 2), D1A, D2A,
-                KF.get_laf_orientation(L1A).reshape(-1), KF.get_laf_orientation(L2A).reshape(-1),
-                KF.get_laf_scale(L1A).reshape(-1), KF.get_laf_scale(L2A).reshape(-1)]
+_ADALAM_ARGS = list(derived(lambda l1, l2, d1, d2: [
+    KF.get_laf_center(l1).reshape(-1, 2), KF.get_laf_center(l2).reshape(-1, 2), d1, d2,
+    KF.get_laf_orientation(l1).reshape(-1), KF.get_laf_orientation(l2).reshape(-1),
+    KF.get_laf_scale(l1).reshape(-1), KF.get_laf_scale(l2).reshape(-1)], L1A, L2A, D1A, D2A))
 _ADALAM_NAMES = ("k1", "k2", "d1", "d2", "o1", "o2", "s1", "s2")
 add(case("AdalamFilter[match_and_filter]", G_M,
          ByName(AdalamFilter().match_and_filter, _ADALAM_NAMES, surveys=AdalamFilter, return_dist=True),
@@ -392,9 +414,9 @@ def _lightglue_call(names, assemble, conf_name=None, **conf):
     return Assembled(_lightglue(conf_name, **conf), names, assemble, surveys=KF.LightGlue)
 
 
-_K0 = KF.get_laf_center(L1)
-_K1 = KF.get_laf_center(L2)
-_SIZE = torch.tensor([[float(W), float(H)]])
+_K0 = derived(KF.get_laf_center, L1)
+_K1 = derived(KF.get_laf_center, L2)
+_SIZE = keep(torch.tensor([[float(W), float(H)]]))  # the image size (W, H) stays the image size
 _LG_NAMES = ("kpts0", "desc0", "kpts1", "desc1", "size0", "size1")
 add(case("LightGlue", G_M, lazy(_lightglue_call, _LG_NAMES, _lg_build, n_layers=3, surveys=KF.LightGlue),
          [_K0, torch.cat([D1, D1], -1)[None], _K1, torch.cat([D2, D2], -1)[None], _SIZE, _SIZE],
@@ -406,9 +428,9 @@ add(case("LightGlue[disk]", G_M, lazy(_lightglue_call, _LG_NAMES, _lg_build, "di
 add(case("LightGlue[sift,scale_ori]", G_M,
          lazy(_lightglue_call, _LG_NAMES + ("scales0", "oris0", "scales1", "oris1"), _lg_build, "sift", n_layers=3,
               surveys=KF.LightGlue),
-         [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE, KF.get_laf_scale(L1)[..., 0, 0] / 6,
-          KF.get_laf_orientation(L1)[..., 0] * math.pi / 180, KF.get_laf_scale(L2)[..., 0, 0] / 6,
-          KF.get_laf_orientation(L2)[..., 0] * math.pi / 180],
+         [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE,
+          *derived(lambda l1, l2: (KF.get_laf_scale(l1)[..., 0, 0] / 6, KF.get_laf_orientation(l1)[..., 0] * math.pi / 180,
+                                   KF.get_laf_scale(l2)[..., 0, 0] / 6, KF.get_laf_orientation(l2)[..., 0] * math.pi / 180), L1, L2)],
          note="the 'sift' configuration (add_scale_ori) at random init, 3 layers"))
 def _lg_laf_build(kpts0, desc0, kpts1, desc1, size0, size1, lafs0, lafs1):
     return _lg_build(kpts0, desc0, kpts1, desc1, size0, size1, lafs0=lafs0, lafs1=lafs1)
@@ -563,7 +585,7 @@ add(case("DeFMO", G_INT, lazy(KF.DeFMO, pretrained=False), [rand(1, 6, 32, 32, s
 _SIFT = KF.SIFTFeature(num_features=128).eval()
 add(case("SIFTFeature", G_INT, KF.SIFTFeature(256).eval(), [DET],
          note="num_features=256: the default 8000 pads the output to 8000 described slots, far past the time budget"))
-add(case("SIFTFeature[num_features=128,mask]", G_INT, _SIFT, [DET, (rand(1, 1, H, W, seed=59) > 0.1).float()]))
+add(case("SIFTFeature[num_features=128,mask]", G_INT, _SIFT, [DET, _mask(59, 0.1)]))
 add(case("SIFTFeature[upright,opencv]", G_INT,
          KF.SIFTFeature(128, upright=True, descriptor_layout="opencv").eval(), [DET]))
 add(case("SIFTFeature[pyramid]", G_INT, KF.SIFTFeature(128, descriptor_backend="pyramid").eval(), [DET]))

@@ -22,8 +22,9 @@ import kornia.geometry.depth as KD
 import kornia.geometry.epipolar as KE
 import kornia.geometry.homography as KH
 from kornia.geometry.ransac import RANSAC
-from opsweep import case
-from opsweep.registries.kornia._common import Forward, method_call, batch, camera_matrix, img, rand, randn
+from opsweep.registries.kornia._common import (
+    FRESH_OFFSET, Forward, batch, camera_matrix, case, derived, img, keep, method_call, rand, randn, second_value, structured, twin,
+)
 
 NOT_SURVEYED: dict = {}
 
@@ -47,14 +48,26 @@ def _skew(t: torch.Tensor) -> torch.Tensor:
     return torch.tensor([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
-_K = camera_matrix()[0]
-_R1, _t1 = torch.eye(3), torch.zeros(3)
-_R2, _t2 = _rot(2.0, -6.0, 3.0), torch.tensor([-0.6, 0.05, 0.1])
-_R2b, _t2b = _rot(-3.0, 5.0, -2.0), torch.tensor([0.5, -0.1, 0.05])
+# Every input with structure (cameras, poses, essential and fundamental matrices, projections,
+# correspondences of one scene, point clouds in front of the camera, distortion coefficients) is
+# built by a helper with a ``second`` flag: the second scene (other camera, other motions, other
+# cloud) gives the fresh-input value of each such tensor (``twin``; ``derived`` for the inputs
+# computed from them), so the fresh-input check runs on a valid, mutually consistent second scene.
+_KS = {False: camera_matrix()[0], True: second_value(camera_matrix())[0]}
+_K = structured(_KS[False], _KS[True])
+# camera 1 and the two motions of camera 2 (batch elements 0 and 1), in the first and second scene.
+# The second motions are ones whose essential matrix decomposes stably (decompose_essential_matrix's
+# SVD can swap its two rotations under a 1e-6 perturbation for some motions, e.g. the first POSE2B).
+_POSE1 = {False: (torch.eye(3), torch.zeros(3)), True: (torch.eye(3), torch.zeros(3))}  # the world frame in both scenes
+_POSE2 = {False: (_rot(2.0, -6.0, 3.0), torch.tensor([-0.6, 0.05, 0.1])), True: (_rot(3.0, -4.0, 2.5), torch.tensor([-0.5, 0.08, 0.12]))}
+_POSE2B = {False: (_rot(-3.0, 5.0, -2.0), torch.tensor([0.5, -0.1, 0.05])), True: (_rot(2.5, -3.0, 4.0), torch.tensor([-0.4, 0.12, 0.08]))}
+_R1, _t1 = keep(torch.eye(3)), keep(torch.zeros(3))
+_R2, _t2 = twin(lambda second=False: _POSE2[second])
+_R2b, _t2b = twin(lambda second=False: _POSE2B[second])
 
 
-def _cloud(n: int = 24, seed: int = 100) -> torch.Tensor:
-    p = rand(n, 3, seed=seed)
+def _cloud(n: int = 24, seed: int = 100, second: bool = False) -> torch.Tensor:
+    p = rand(n, 3, seed=seed + FRESH_OFFSET * second)
     return torch.stack([p[:, 0] * 2.0 - 1.0, p[:, 1] * 1.6 - 0.8, 3.0 + 3.0 * p[:, 2]], -1)
 
 
@@ -64,86 +77,151 @@ def _proj(X: torch.Tensor, R: torch.Tensor, t: torch.Tensor, K: torch.Tensor = _
     return uv[:, :2] / uv[:, 2:]
 
 
-def _scene(n: int = 24, batch_size: int = 1, noise: float = 0.0):
-    """Correspondences (B, N, 2) in pixels between camera 1 (identity) and camera 2, plus the ground truth."""
-    X = _cloud(n)
-    p1, p2 = _proj(X, _R1, _t1), _proj(X, _R2, _t2)
+def _scene_pair(n: int = 24, batch_size: int = 1, noise: float = 0.0, second: bool = False):
+    K, off = _KS[second], FRESH_OFFSET * second
+    X = _cloud(n, second=second)
+    (r1, t1), (r2, t2), (r2b, t2b) = _POSE1[second], _POSE2[second], _POSE2B[second]
+    p1, p2 = _proj(X, r1, t1, K), _proj(X, r2, t2, K)
     if batch_size == 2:
-        Xb = _cloud(n, seed=101)
-        p1 = torch.stack([p1, _proj(Xb, _R1, _t1)])
-        p2 = torch.stack([p2, _proj(Xb, _R2b, _t2b)])
+        Xb = _cloud(n, seed=101, second=second)
+        p1 = torch.stack([p1, _proj(Xb, r1, t1, K)])
+        p2 = torch.stack([p2, _proj(Xb, r2b, t2b, K)])
     else:
         p1, p2 = p1[None], p2[None]
     if noise:
-        p2 = p2 + randn(*p2.shape, seed=102, scale=noise)
+        p2 = p2 + randn(*p2.shape, seed=102 + off, scale=noise)
     return p1.contiguous(), p2.contiguous()
 
 
-def _E(batch_size: int = 1) -> torch.Tensor:
-    e = [_skew(_t2) @ _R2, _skew(_t2b) @ _R2b][:batch_size]
-    return torch.stack(e).contiguous()
+def _scene(n: int = 24, batch_size: int = 1, noise: float = 0.0):
+    """Correspondences (B, N, 2) in pixels between camera 1 (identity) and camera 2 (the second scene's
+    are their fresh-input values)."""
+    return twin(_scene_pair, n, batch_size, noise)
 
 
-def _F(batch_size: int = 1) -> torch.Tensor:
-    Ki = torch.inverse(_K)
-    f = torch.stack([Ki.T @ e @ Ki for e in _E(batch_size)])
+def _E_of(batch_size: int = 1, second: bool = False) -> torch.Tensor:
+    """Essential matrices of camera 2 relative to camera 1 (identity in the first scene)."""
+    out = []
+    for (r2, t2) in [_POSE2[second], _POSE2B[second]][:batch_size]:
+        r1, t1 = _POSE1[second]
+        r, t = r2 @ r1.T, t2 - r2 @ r1.T @ t1
+        out.append(_skew(t) @ r)
+    return torch.stack(out).contiguous()
+
+
+def _F_of(batch_size: int = 1, second: bool = False) -> torch.Tensor:
+    Ki = torch.inverse(_KS[second])
+    f = torch.stack([Ki.T @ e @ Ki for e in _E_of(batch_size, second)])
     return (f / f[:, 2:3, 2:3]).contiguous()
 
 
+def _E(batch_size: int = 1) -> torch.Tensor:
+    return twin(_E_of, batch_size)
+
+
+def _F(batch_size: int = 1) -> torch.Tensor:
+    return twin(_F_of, batch_size)
+
+
 def _Ks(batch_size: int = 1) -> torch.Tensor:
-    return _K.expand(batch_size, 3, 3).contiguous()
+    return twin(lambda second=False: _KS[second].expand(batch_size, 3, 3).contiguous())
 
 
 def _P(R: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-    return (_K @ torch.cat([R, t[:, None]], 1))[None].contiguous()
+    return derived(lambda k, r, tt: (k @ torch.cat([r, tt[:, None]], 1))[None].contiguous(), _K, R, t)
 
 
 def _normalized(p: torch.Tensor) -> torch.Tensor:
     """Pixels to calibrated (normalized) image coordinates."""
-    return ((p - _K[:2, 2]) / _K[0, 0]).contiguous()
+    return derived(lambda x, k: ((x - k[:2, 2]) / k[0, 0]).contiguous(), p, _K)
 
 
 def _K4(batch_size: int = 1) -> torch.Tensor:
-    k = torch.eye(4)
-    k[:3, :3] = _K
-    return k.expand(batch_size, 4, 4).contiguous()
+    def build(second=False):
+        k = torch.eye(4)
+        k[:3, :3] = _KS[second]
+        return k.expand(batch_size, 4, 4).contiguous()
+
+    return twin(build)
 
 
 def _Rt4(R: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-    m = torch.eye(4)
-    m[:3, :3], m[:3, 3] = R, t
-    return m[None].contiguous()
+    def build(r, tt):
+        m = torch.eye(4)
+        m[:3, :3], m[:3, 3] = r, tt
+        return m[None].contiguous()
+
+    return derived(build, R, t)
+
+
+def _motion(angles: tuple, t: tuple) -> torch.Tensor:
+    """A rigid motion (1, 4, 4) from Euler angles (degrees) and a translation; its second value turns
+    the other way (angles negated and reversed) and moves the other way (t mirrored, 80 %)."""
+    def build(second=False):
+        r = _rot(*[-a for a in reversed(angles)]) if second else _rot(*angles)
+        tt = torch.tensor([-0.8 * v for v in t]) if second else torch.tensor(t)
+        m = torch.eye(4)
+        m[:3, :3], m[:3, 3] = r, tt
+        return m[None].contiguous()
+
+    return twin(build)
+
+
+def _head(x: torch.Tensor, n: int) -> torch.Tensor:
+    """The first n points of each batch element (declared with the same slice of the second value)."""
+    return derived(lambda t: t[:, :n].contiguous(), x)
 
 
 def _hw(batch_size: int = 1):
     return torch.full((batch_size,), 32.0), torch.full((batch_size,), 40.0)
 
 
-def _depth(batch_size: int = 1, seed: int = 110) -> torch.Tensor:
-    """A smooth positive depth map (B, 1, 32, 40), 2-4 units, with a little texture."""
+def _depth_of(batch_size: int = 1, seed: int = 110, second: bool = False) -> torch.Tensor:
     y = torch.linspace(0, 1, 32).view(32, 1)
     x = torch.linspace(0, 1, 40).view(1, 40)
-    base = 2.5 + 0.8 * x + 0.4 * y + 0.2 * torch.sin(6 * x) * torch.cos(4 * y)
-    return (base + rand(batch_size, 1, 32, 40, seed=seed, high=0.05)).contiguous()
+    if second:  # another smooth surface, 2.2-4.2 units
+        base = 2.2 + 0.5 * x + 0.9 * y + 0.25 * torch.cos(5 * x) * torch.sin(3 * y)
+    else:
+        base = 2.5 + 0.8 * x + 0.4 * y + 0.2 * torch.sin(6 * x) * torch.cos(4 * y)
+    return (base + rand(batch_size, 1, 32, 40, seed=seed + FRESH_OFFSET * second, high=0.05)).contiguous()
 
 
-def _pixels(n: int = 20, batch_size: int = 1, seed: int = 120) -> torch.Tensor:
-    p = rand(batch_size, n, 2, seed=seed)
+def _depth(batch_size: int = 1, seed: int = 110) -> torch.Tensor:
+    """A smooth positive depth map (B, 1, 32, 40), 2-4 units, with a little texture."""
+    return twin(_depth_of, batch_size, seed)
+
+
+def _pixels_of(n: int = 20, batch_size: int = 1, seed: int = 120, second: bool = False) -> torch.Tensor:
+    p = rand(batch_size, n, 2, seed=seed + FRESH_OFFSET * second)
     return torch.stack([p[..., 0] * 39.0, p[..., 1] * 31.0], -1).contiguous()
 
 
+def _pixels(n: int = 20, batch_size: int = 1, seed: int = 120) -> torch.Tensor:
+    """Pixel positions inside the 40x32 image."""
+    return twin(_pixels_of, n, batch_size, seed)
+
+
 def _world(n: int = 20, batch_size: int = 1, seed: int = 121) -> torch.Tensor:
-    return torch.stack([_cloud(n, seed + b) for b in range(batch_size)]).contiguous()
+    """Points 3-6 units in front of the camera."""
+    return twin(lambda second=False: torch.stack([_cloud(n, seed + b, second) for b in range(batch_size)]).contiguous())
 
 
 # homography correspondences
-def _H(batch_size: int = 1) -> torch.Tensor:
+def _H_of(batch_size: int = 1, second: bool = False) -> torch.Tensor:
     hs = []
     for b in range(batch_size):
-        a = math.radians(8.0 + 7.0 * b)
-        h = torch.tensor([[1.05 * math.cos(a), -math.sin(a), 3.0 + b], [math.sin(a), 0.95 * math.cos(a), -2.0], [2e-4, -3e-4 * (b + 1), 1.0]])
-        hs.append(h)
+        if second:
+            a = math.radians(-6.0 - 5.0 * b)
+            h = [[0.97 * math.cos(a), -math.sin(a), -2.0 + b], [math.sin(a), 1.04 * math.cos(a), 1.5], [-3e-4, 2e-4 * (b + 1), 1.0]]
+        else:
+            a = math.radians(8.0 + 7.0 * b)
+            h = [[1.05 * math.cos(a), -math.sin(a), 3.0 + b], [math.sin(a), 0.95 * math.cos(a), -2.0], [2e-4, -3e-4 * (b + 1), 1.0]]
+        hs.append(torch.tensor(h))
     return torch.stack(hs).contiguous()
+
+
+def _H(batch_size: int = 1) -> torch.Tensor:
+    return twin(_H_of, batch_size)
 
 
 def _apply_h(h: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
@@ -151,26 +229,43 @@ def _apply_h(h: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     return ph[..., :2] / ph[..., 2:]
 
 
-def _hpairs(n: int = 20, batch_size: int = 1, noise: float = 0.0, seed: int = 130):
-    p1 = _pixels(n, batch_size, seed)
-    p2 = _apply_h(_H(batch_size), p1)
+def _hpairs_of(n: int = 20, batch_size: int = 1, noise: float = 0.0, seed: int = 130, second: bool = False):
+    off = FRESH_OFFSET * second
+    p1 = _pixels_of(n, batch_size, seed, second)
+    p2 = _apply_h(_H_of(batch_size, second), p1)
     if noise:
-        p2 = p2 + randn(*p2.shape, seed=seed + 1, scale=noise)
+        p2 = p2 + randn(*p2.shape, seed=seed + 1 + off, scale=noise)
     return p1, p2.contiguous()
 
 
-def _segments(n: int = 10, batch_size: int = 1, seed: int = 140):
-    a = _pixels(n, batch_size, seed)
-    b = _pixels(n, batch_size, seed + 1)
+def _hpairs(n: int = 20, batch_size: int = 1, noise: float = 0.0, seed: int = 130):
+    """Correspondences through the homography _H (the second scene's through its second value)."""
+    return twin(_hpairs_of, n, batch_size, noise, seed)
+
+
+def _segments_of(n: int = 10, batch_size: int = 1, seed: int = 140, second: bool = False):
+    a = _pixels_of(n, batch_size, seed, second)
+    b = _pixels_of(n, batch_size, seed + 1, second)
+    h = _H_of(batch_size, second)
     ls1 = torch.stack([a, b], -2)  # (B, N, 2, 2)
-    ls2 = torch.stack([_apply_h(_H(batch_size), a), _apply_h(_H(batch_size), b)], -2)
+    ls2 = torch.stack([_apply_h(h, a), _apply_h(h, b)], -2)
     return ls1.contiguous(), ls2.contiguous()
+
+
+def _segments(n: int = 10, batch_size: int = 1, seed: int = 140):
+    return twin(_segments_of, n, batch_size, seed)
+
+
+def _dist_of(n: int, second: bool = False) -> torch.Tensor:
+    d = torch.tensor([-0.12, 0.03, 1e-3, -5e-4, -2e-3, 0.01, -0.005, 0.002, 1e-3, -1e-3, 5e-4, -5e-4, 0.01, -0.02])
+    if second:  # a milder lens of the same kind
+        d = d * torch.tensor([0.8, 1.2, -0.7, 1.5, 0.5, -0.6, 0.8, 1.1, -0.9, 0.7, 1.2, -0.8, 0.6, 0.9])
+    return d[:n][None].contiguous()
 
 
 def _dist(n: int) -> torch.Tensor:
     """OpenCV distortion coefficients (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4, taux, tauy), first n."""
-    d = torch.tensor([-0.12, 0.03, 1e-3, -5e-4, -2e-3, 0.01, -0.005, 0.002, 1e-3, -1e-3, 5e-4, -5e-4, 0.01, -0.02])
-    return d[:n][None].contiguous()
+    return twin(_dist_of, n)
 
 
 CASES = []
@@ -181,9 +276,11 @@ add = CASES.append
 # ---------------------------------------------------------------------------------------------
 GC = "geometry.camera"
 _X = _world(20)
-_pz1 = (_X[..., :2] / _X[..., 2:]).contiguous()
-_kb = torch.tensor([[40.0, 40.0, 20.0, 16.0, 0.05, -0.01, 0.002, -1e-4]])
-_aff = torch.tensor([[40.0, 41.0, 20.0, 16.0]])
+_pz1 = derived(lambda x: (x[..., :2] / x[..., 2:]).contiguous(), _X)
+# camera parameters (fx, fy, cx, cy[, k1..k4]): the second camera has other focal lengths, centre and lens
+_kb = structured(torch.tensor([[40.0, 40.0, 20.0, 16.0, 0.05, -0.01, 0.002, -1e-4]]),
+                 torch.tensor([[44.0, 42.0, 21.5, 15.0, 0.03, 0.008, -0.001, 2e-4]]))
+_aff = structured(torch.tensor([[40.0, 41.0, 20.0, 16.0]]), torch.tensor([[44.0, 42.0, 21.5, 15.0]]))
 for nm, fn, kw, ins in [
     ("project_points", KCam.project_points, {}, (_X, _Ks())),
     ("project_points[batch=2]", KCam.project_points, {}, (_world(20, 2), _Ks(2))),
@@ -206,17 +303,23 @@ for nm, fn, kw, ins in [
     add(case(nm, GC, fn, ins, kwargs=kw))
 
 # cam2pixel / pixel2cam on a dense grid
-_grid_h = torch.cat([torch.stack(torch.meshgrid(torch.arange(40.0), torch.arange(32.0), indexing="xy"), -1), torch.ones(32, 40, 1)], -1)[None]
-_Kinv4 = torch.inverse(_K4())
-_cam_pts = (_depth().permute(0, 2, 3, 1) * (_grid_h @ _Kinv4[0, :3, :3].T)).contiguous()
-add(case("pixel2cam", GC, KCam.pixel2cam, (_depth(), _Kinv4, _grid_h.contiguous())))
-add(case("cam2pixel", GC, KCam.cam2pixel, (_cam_pts, (_K4() @ _Rt4(_R2, _t2)).contiguous())))
+def _grid_of(second: bool = False) -> torch.Tensor:
+    """Homogeneous pixel coordinates (1, 32, 40, 3); the second grid is offset by half a pixel."""
+    xy = torch.stack(torch.meshgrid(torch.arange(40.0), torch.arange(32.0), indexing="xy"), -1) + 0.5 * second
+    return torch.cat([xy, torch.ones(32, 40, 1)], -1)[None].contiguous()
+
+
+_grid_h = twin(_grid_of)
+_Kinv4 = derived(torch.inverse, _K4())
+_cam_pts = derived(lambda d, g, ki: (d.permute(0, 2, 3, 1) * (g @ ki[0, :3, :3].T)).contiguous(), _depth(), _grid_h, _Kinv4)
+add(case("pixel2cam", GC, KCam.pixel2cam, (_depth(), _Kinv4, _grid_h)))
+add(case("cam2pixel", GC, KCam.cam2pixel, (_cam_pts, derived(lambda k, e: (k @ e).contiguous(), _K4(), _Rt4(_R2, _t2)))))
 
 # PinholeCamera: its tensors are graph inputs; each method is a case
 _Pin = KCam.PinholeCamera
 _ext2 = _Rt4(_R2, _t2)
 _pin_in = (_K4(), _ext2, *_hw())
-_pin_in2 = (_K4(2), torch.cat([_ext2, _Rt4(_R2b, _t2b)]), *_hw(2))
+_pin_in2 = (_K4(2), derived(lambda a, b: torch.cat([a, b]), _ext2, _Rt4(_R2b, _t2b)), *_hw(2))
 add(case("PinholeCamera.project", GC, method_call(_Pin, "project", lambda k, e, h, w, x: _Pin(k, e, h, w).project(x)), (*_pin_in, _X),
          method="project", note="PinholeCamera(intrinsics, extrinsics, height, width).project(points)"))
 add(case("PinholeCamera.project[batch=2]", GC, method_call(_Pin, "project", lambda k, e, h, w, x: _Pin(k, e, h, w).project(x)), (*_pin_in2, _world(20, 2)),
@@ -245,9 +348,17 @@ add(case("PinholeCamera.from_parameters", GC,
          note="classmethod; returns the built camera's intrinsics and extrinsics"))
 
 # StereoCamera
-_PL = torch.tensor([[[40.0, 0.0, 20.0, 0.0], [0.0, 40.0, 16.0, 0.0], [0.0, 0.0, 1.0, 0.0]]])
-_PR = _PL.clone()
-_PR[0, 0, 3] = -0.5 * 40.0
+def _stereo_of(second: bool = False):
+    """Rectified left and right projections K[I|0] and K[I|-b]: the right one shifted by the baseline
+    (0.5 units; the second rig: the second camera, baseline 0.4)."""
+    k = _KS[second]
+    left = torch.cat([k, torch.zeros(3, 1)], 1)[None].contiguous()
+    right = left.clone()
+    right[0, 0, 3] = -(0.4 if second else 0.5) * k[0, 0]
+    return left, right
+
+
+_PL, _PR = twin(_stereo_of)
 _disp = rand(1, 32, 40, 1, seed=150, low=2.0, high=12.0)
 _Stereo = KCam.StereoCamera
 add(case("StereoCamera.reproject_disparity_to_3D", GC,
@@ -258,7 +369,7 @@ add(case("StereoCamera.reproject_disparity_to_3D[return_mask]", GC,
          (_PL.clone(), _PR.clone(), _disp.clone()), method="reproject_disparity_to_3D"))
 add(case("StereoCamera.reproject_disparity_to_3D[batch=2]", GC,
          method_call(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d)),
-         (_PL.repeat(2, 1, 1), _PR.repeat(2, 1, 1), rand(2, 32, 40, 1, seed=151, low=2.0, high=12.0)), method="reproject_disparity_to_3D"))
+         (*derived(lambda a, b: (a.repeat(2, 1, 1), b.repeat(2, 1, 1)), _PL, _PR), rand(2, 32, 40, 1, seed=151, low=2.0, high=12.0)), method="reproject_disparity_to_3D"))
 add(case("StereoCamera.Q", GC, method_call(_Stereo, "Q", lambda l, r: _Stereo(l, r).Q), (_PL.clone(), _PR.clone()), method="Q",
          note="property: the disparity-to-depth matrix"))
 
@@ -270,23 +381,25 @@ for n in (4, 5, 8, 12, 14):
     sfx = "" if n == 5 else f"[dist={n}]"
     add(case(f"undistort_points{sfx}", GK, KCal.undistort_points, (_pixels(), _Ks(), _dist(n))))
     add(case(f"distort_points{sfx}", GK, KCal.distort_points, (_pixels(), _Ks(), _dist(n))))
-_newK = torch.tensor([[[36.0, 0.0, 19.0], [0.0, 36.0, 15.5], [0.0, 0.0, 1.0]]])
+_newK = structured(torch.tensor([[[36.0, 0.0, 19.0], [0.0, 36.0, 15.5], [0.0, 0.0, 1.0]]]),
+                   torch.tensor([[[39.0, 0.0, 20.5], [0.0, 38.0, 14.5], [0.0, 0.0, 1.0]]]))
 add(case("undistort_points[new_K]", GK, KCal.undistort_points, (_pixels(), _Ks(), _dist(5), _newK)))
 add(case("undistort_points[num_iters=10]", GK, KCal.undistort_points, (_pixels(), _Ks(), _dist(5)), kwargs={"num_iters": 10}))
-add(case("undistort_points[batch=2]", GK, KCal.undistort_points, (_pixels(20, 2), _Ks(2), _dist(5).repeat(2, 1))))
+add(case("undistort_points[batch=2]", GK, KCal.undistort_points, (_pixels(20, 2), _Ks(2), derived(lambda d: d.repeat(2, 1), _dist(5)))))
 add(case("distort_points[new_K]", GK, KCal.distort_points, (_pixels(), _Ks(), _dist(5), _newK)))
 add(case("undistort_image", GK, KCal.undistort_image, (img(), _Ks(), _dist(5))))
 add(case("undistort_image[dist=8]", GK, KCal.undistort_image, (img(), _Ks(), _dist(8))))
 add(case("undistort_image[dist=14]", GK, KCal.undistort_image, (img(), _Ks(), _dist(14))))
-add(case("undistort_image[batch=2]", GK, KCal.undistort_image, (batch(), _Ks(2), _dist(5).repeat(2, 1))))
+add(case("undistort_image[batch=2]", GK, KCal.undistort_image, (batch(), _Ks(2), derived(lambda d: d.repeat(2, 1), _dist(5)))))
 add(case("tilt_projection", GK, KCal.tilt_projection, (torch.tensor([0.02, -0.01]), torch.tensor([-0.03, 0.015]))))
 add(case("tilt_projection[return_inverse]", GK, KCal.tilt_projection, (torch.tensor([0.02, -0.01]), torch.tensor([-0.03, 0.015])), kwargs={"return_inverse": True}))
 _wpts = _world(12, 1, 160)
-_ipts = _proj(_wpts[0], _R2, _t2)[None].contiguous()
+_ipts = derived(lambda w, r, t, k: _proj(w[0], r, t, k)[None].contiguous(), _wpts, _R2, _t2, _K)
 add(case("solve_pnp_dlt", GK, KCal.solve_pnp_dlt, (_wpts, _ipts, _Ks())))
 add(case("solve_pnp_dlt[weights]", GK, KCal.solve_pnp_dlt, (_wpts, _ipts, _Ks(), rand(1, 12, seed=161, low=0.5, high=1.0))))
 add(case("solve_pnp_dlt[batch=2]", GK, KCal.solve_pnp_dlt,
-         (torch.cat([_wpts, _world(12, 1, 162)]), torch.cat([_ipts, _proj(_world(12, 1, 162)[0], _R2b, _t2b)[None]]), _Ks(2))))
+         (*derived(lambda w, w2, r, t, rb, tb, k: (torch.cat([w, w2]), torch.cat([_proj(w[0], r, t, k)[None], _proj(w2[0], rb, tb, k)[None]])),
+                   _wpts, _world(12, 1, 162), _R2, _t2, _R2b, _t2b, _K), _Ks(2))))
 
 # ---------------------------------------------------------------------------------------------
 # depth
@@ -296,23 +409,23 @@ for nm, fn, kw, ins in [
     ("depth_to_3d", KD.depth_to_3d, {}, (_depth(), _Ks())),
     ("depth_to_3d[normalize_points]", KD.depth_to_3d, {"normalize_points": True}, (_depth(), _Ks())),
     ("depth_to_3d[batch=2]", KD.depth_to_3d, {}, (_depth(2), _Ks(2))),
-    ("depth_to_3d_v2", KD.depth_to_3d_v2, {}, (_depth()[:, 0], _Ks())),
-    ("depth_to_3d_v2[normalize_points]", KD.depth_to_3d_v2, {"normalize_points": True}, (_depth()[:, 0], _Ks())),
+    ("depth_to_3d_v2", KD.depth_to_3d_v2, {}, (derived(lambda d: d[:, 0].contiguous(), _depth()), _Ks())),
+    ("depth_to_3d_v2[normalize_points]", KD.depth_to_3d_v2, {"normalize_points": True}, (derived(lambda d: d[:, 0].contiguous(), _depth()), _Ks())),
     ("depth_to_normals", KD.depth_to_normals, {}, (_depth(), _Ks())),
     ("depth_to_normals[normalize_points]", KD.depth_to_normals, {"normalize_points": True}, (_depth(), _Ks())),
     ("depth_to_normals[batch=2]", KD.depth_to_normals, {}, (_depth(2), _Ks(2))),
     ("depth_from_plane_equation", KD.depth_from_plane_equation, {},
      (torch.tensor([[0.1, -0.2, 0.97]]), torch.tensor([[3.0]]), _pixels(), _Ks())),
     ("depth_from_disparity", KD.depth_from_disparity, {"baseline": 0.5, "focal": 40.0}, (rand(1, 1, 32, 40, seed=150, low=2.0, high=12.0),)),
-    ("warp_frame_depth", KD.warp_frame_depth, {}, (img(), _depth(), _Rt4(_rot(1.0, -2.0, 1.0), torch.tensor([0.05, 0.0, 0.02])), _Ks())),
+    ("warp_frame_depth", KD.warp_frame_depth, {}, (img(), _depth(), _motion((1.0, -2.0, 1.0), (0.05, 0.0, 0.02)), _Ks())),
     ("warp_frame_depth[normalize_points]", KD.warp_frame_depth, {"normalize_points": True},
-     (img(), _depth(), _Rt4(_rot(1.0, -2.0, 1.0), torch.tensor([0.05, 0.0, 0.02])), _Ks())),
+     (img(), _depth(), _motion((1.0, -2.0, 1.0), (0.05, 0.0, 0.02)), _Ks())),
     ("warp_frame_depth[batch=2]", KD.warp_frame_depth, {},
-     (batch(), _depth(2), torch.cat([_Rt4(_rot(1.0, -2.0, 1.0), torch.tensor([0.05, 0.0, 0.02])), _Rt4(_rot(-1.0, 1.0, 0.5), torch.tensor([-0.05, 0.02, 0.0]))]), _Ks(2))),
+     (batch(), _depth(2), derived(lambda a, b: torch.cat([a, b]), _motion((1.0, -2.0, 1.0), (0.05, 0.0, 0.02)), _motion((-1.0, 1.0, 0.5), (-0.05, 0.02, 0.0))), _Ks(2))),
 ]:
     add(case(nm, GD, fn, ins, kwargs=kw))
 add(case("depth_to_3d_v2[xyz_grid]", GD, Forward(KD.depth_to_3d_v2, lambda d, k, g: KD.depth_to_3d_v2(d, k, xyz_grid=g)),
-         (_depth()[:, 0], _Ks(), KD.unproject_meshgrid(32, 40, _Ks())), note="precomputed ray grid (from unproject_meshgrid) as a graph input"))
+         (derived(lambda d: d[:, 0].contiguous(), _depth()), _Ks(), derived(lambda k: KD.unproject_meshgrid(32, 40, k), _Ks())), note="precomputed ray grid (from unproject_meshgrid) as a graph input"))
 add(case("unproject_meshgrid", GD, Forward(KD.unproject_meshgrid, lambda k: KD.unproject_meshgrid(32, 40, k)), (_Ks(),)))
 add(case("unproject_meshgrid[normalize_points]", GD, Forward(KD.unproject_meshgrid, lambda k: KD.unproject_meshgrid(32, 40, k, normalize_points=True)), (_Ks(),)))
 add(case("depth_from_disparity[tensor-params]", GD, KD.depth_from_disparity,
@@ -325,7 +438,7 @@ def _cams(k, e_dst, e_src, h, w):
 
 
 _e_dst = _Rt4(torch.eye(3), torch.zeros(3))
-_e_src = _Rt4(_rot(0.5, -1.0, 0.5), torch.tensor([0.05, 0.0, 0.0]))
+_e_src = _motion((0.5, -1.0, 0.5), (0.05, 0.0, 0.0))
 _dw_in = (_K4(), _e_dst, _e_src, *_hw())
 _depth_planes = torch.full((1, 1, 32, 40), 3.0)
 
@@ -373,27 +486,27 @@ _p1, _p2 = _scene()
 _p1b, _p2b = _scene(batch_size=2)
 _p1n, _p2n = _scene(noise=0.3)
 _w = rand(1, 24, seed=170, low=0.5, high=1.0)
-_t1c, _t2c = _t1[None, :, None].contiguous(), _t2[None, :, None].contiguous()
-_R1c, _R2c = _R1[None].contiguous(), _R2[None].contiguous()
+_t1c, _t2c = (derived(lambda t: t[None, :, None].contiguous(), x) for x in (_t1, _t2))
+_R1c, _R2c = (derived(lambda r: r[None].contiguous(), x) for x in (_R1, _R2))
 
 for nm, fn, kw, ins in [
     ("find_fundamental", KE.find_fundamental, {}, (_p1, _p2)),
     ("find_fundamental[weights]", KE.find_fundamental, {}, (_p1n, _p2n, _w)),
     ("find_fundamental[batch=2]", KE.find_fundamental, {}, (_p1b, _p2b)),
-    ("find_fundamental[7POINT]", KE.find_fundamental, {"method": "7POINT"}, (_p1[:, :7].contiguous(), _p2[:, :7].contiguous())),
-    ("find_fundamental[7POINT][batch=2]", KE.find_fundamental, {"method": "7POINT"}, (_p1b[:, :7].contiguous(), _p2b[:, :7].contiguous())),
+    ("find_fundamental[7POINT]", KE.find_fundamental, {"method": "7POINT"}, (_head(_p1, 7), _head(_p2, 7))),
+    ("find_fundamental[7POINT][batch=2]", KE.find_fundamental, {"method": "7POINT"}, (_head(_p1b, 7), _head(_p2b, 7))),
     ("compute_correspond_epilines", KE.compute_correspond_epilines, {}, (_p1, _F())),
     ("compute_correspond_epilines[homogeneous]", KE.compute_correspond_epilines, {},
-     (torch.cat([_p1, torch.ones(1, 24, 1)], -1), _F())),
+     (derived(lambda p: torch.cat([p, torch.ones(1, 24, 1)], -1), _p1), _F())),
     ("compute_correspond_epilines[batch=2]", KE.compute_correspond_epilines, {}, (_p1b, _F(2))),
-    ("get_perpendicular", KE.get_perpendicular, {}, (KE.compute_correspond_epilines(_p1, _F()), _p2n)),
+    ("get_perpendicular", KE.get_perpendicular, {}, (derived(KE.compute_correspond_epilines, _p1, _F()), _p2n)),
     ("get_closest_point_on_epipolar_line", KE.get_closest_point_on_epipolar_line, {}, (_p1, _p2n, _F())),
     ("fundamental_from_essential", KE.fundamental_from_essential, {}, (_E(), _Ks(), _Ks())),
     ("fundamental_from_essential[batch=2]", KE.fundamental_from_essential, {}, (_E(2), _Ks(2), _Ks(2))),
     ("essential_from_fundamental", KE.essential_from_fundamental, {}, (_F(), _Ks(), _Ks())),
     ("fundamental_from_projections", KE.fundamental_from_projections, {}, (_P(_R1, _t1), _P(_R2, _t2))),
     ("essential_from_Rt", KE.essential_from_Rt, {}, (_R1c, _t1c, _R2c, _t2c)),
-    ("relative_camera_motion", KE.relative_camera_motion, {}, (_R2c, _t2c, _rot(-3.0, 5.0, -2.0)[None], _t2b[None, :, None])),
+    ("relative_camera_motion", KE.relative_camera_motion, {}, (_R2c, _t2c, derived(lambda r: r[None].contiguous(), _R2b), derived(lambda t: t[None, :, None].contiguous(), _t2b))),
     ("decompose_essential_matrix", KE.decompose_essential_matrix, {}, (_E(),)),
     ("decompose_essential_matrix[batch=2]", KE.decompose_essential_matrix, {}, (_E(2),)),
     ("decompose_essential_matrix_no_svd", KE.decompose_essential_matrix_no_svd, {}, (_E(),)),
@@ -403,9 +516,9 @@ for nm, fn, kw, ins in [
     ("motion_from_essential_choose_solution[mask]", KE.motion_from_essential_choose_solution, {},
      (_E(), _Ks(), _Ks(), _p1, _p2, torch.arange(24)[None] % 3 != 0)),
     ("motion_from_essential_choose_solution[batch=2]", KE.motion_from_essential_choose_solution, {}, (_E(2), _Ks(2), _Ks(2), _p1b, _p2b)),
-    ("project_to_essential", KE.project_to_essential, {}, ((_E() + randn(1, 3, 3, seed=171, scale=0.01)).contiguous(),)),
+    ("project_to_essential", KE.project_to_essential, {}, (derived(lambda e: (e + randn(1, 3, 3, seed=171, scale=0.01)).contiguous(), _E()),)),
     ("normalize_points", KE.normalize_points, {}, (_p1,)),
-    ("normalize_transformation", KE.normalize_transformation, {}, (_F() * 3.0,)),
+    ("normalize_transformation", KE.normalize_transformation, {}, (derived(lambda f: f * 3.0, _F()),)),
     ("projection_from_KRt", KE.projection_from_KRt, {}, (_Ks(), _R2c, _t2c)),
     ("KRt_from_projection", KE.KRt_from_projection, {}, (_P(_R2, _t2),)),
     ("depth_from_point", KE.depth_from_point, {}, (_R2c, _t2c, _X)),
@@ -430,10 +543,10 @@ for nm, fn, kw, ins in [
 
 _ess_note = "returns ten candidate slots; slots of complex roots are NaN by design (NaN positions are compared, then ignored)"
 for nm, ins in [
-    ("find_essential", (_normalized(_p1[:, :5]), _normalized(_p2[:, :5]))),
+    ("find_essential", (_normalized(_head(_p1, 5)), _normalized(_head(_p2, 5)))),
     ("find_essential[N=24]", (_normalized(_p1), _normalized(_p2))),
     ("find_essential[weights]", (_normalized(_p1n), _normalized(_p2n), _w)),
-    ("find_essential[batch=2]", (_normalized(_p1b[:, :5]), _normalized(_p2b[:, :5]))),
+    ("find_essential[batch=2]", (_normalized(_head(_p1b, 5)), _normalized(_head(_p2b, 5)))),
 ]:
     add(case(nm, GE, KE.find_essential, ins, note=_ess_note, tags=("nan-by-design",)))
 add(case("normalize_points[weights]", GE, Forward(KE.normalize_points, lambda p, w: KE.normalize_points(p, weights=w)), (_p1, _w)))
@@ -456,7 +569,7 @@ for nm, fn, kw, ins in [
     ("find_homography_dlt", KH.find_homography_dlt, {}, (_h1, _h2)),
     ("find_homography_dlt[svd]", KH.find_homography_dlt, {"solver": "svd"}, (_h1, _h2)),
     ("find_homography_dlt[weights]", KH.find_homography_dlt, {}, (_h1n, _h2n, _hw_)),
-    ("find_homography_dlt[N=4]", KH.find_homography_dlt, {}, (_h1[:, :4].contiguous(), _h2[:, :4].contiguous())),
+    ("find_homography_dlt[N=4]", KH.find_homography_dlt, {}, (_head(_h1, 4), _head(_h2, 4))),
     ("find_homography_dlt[batch=2]", KH.find_homography_dlt, {}, (_h1b, _h2b)),
     ("find_homography_dlt_iterated", KH.find_homography_dlt_iterated, {}, (_h1n, _h2n, _hw_)),
     ("find_homography_dlt_iterated[n_iter=2]", KH.find_homography_dlt_iterated, {"n_iter": 2, "soft_inl_th": 1.0}, (_h1n, _h2n, _hw_)),
@@ -471,7 +584,7 @@ for nm, fn, kw, ins in [
     ("symmetric_transfer_error[squared=False]", KH.symmetric_transfer_error, {"squared": False}, (_h1n, _h2n, _H())),
     ("sampson_homography_distance", KH.sampson_homography_distance, {}, (_h1n, _h2n, _H())),
     ("sampson_homography_distance[squared=False]", KH.sampson_homography_distance, {"squared": False}, (_h1n, _h2n, _H())),
-    ("sample_is_valid_for_homography", KH.sample_is_valid_for_homography, {}, (_h1b[:, :4].contiguous(), _h2b[:, :4].contiguous())),
+    ("sample_is_valid_for_homography", KH.sample_is_valid_for_homography, {}, (_head(_h1b, 4), _head(_h2b, 4))),
 ]:
     add(case(nm, GH, fn, ins, kwargs=kw))
 
@@ -482,16 +595,22 @@ GR = "geometry.ransac"
 
 
 def _with_outliers(p1, p2, k: int = 6, seed: int = 190):
-    p2 = p2.clone()
-    p2[:k] = _pixels(k, 1, seed)[0]
-    return p1.contiguous(), p2.contiguous()
+    """Batch element 0 of two correspondence sets, the first k of p2 replaced by random pixels (declared
+    with the same on the second values)."""
+    def build(a, b, o):
+        b = b[0].clone()
+        b[:k] = o[0]
+        return a[0].contiguous(), b.contiguous()
+
+    return derived(build, p1, p2, _pixels(k, 1, seed))
 
 
-_rh = _with_outliers(*(x[0] for x in _hpairs(40, noise=0.3, seed=191)))
-_rf = _with_outliers(*(x[0] for x in _scene(40, noise=0.3)))
+_A2 = (torch.tensor([[0.95, 0.1], [-0.1, 1.05]]), torch.tensor([2.0, -1.0]))
+_rh = _with_outliers(*_hpairs(40, noise=0.3, seed=191))
+_rf = _with_outliers(*_scene(40, noise=0.3))
 _re = tuple(_normalized(x) for x in _rf)
-_ra = _with_outliers(_pixels(40, 1, 193)[0], (_pixels(40, 1, 193)[0] @ torch.tensor([[0.95, 0.1], [-0.1, 1.05]]).T + torch.tensor([2.0, -1.0])))
-_rl = tuple(x[0] for x in _segments(20, 1, 194))
+_ra = _with_outliers(_pixels(40, 1, 193), derived(lambda p: (p @ _A2[0].T + _A2[1]).contiguous(), _pixels(40, 1, 193)))
+_rl = derived(lambda a, b: (a[0].contiguous(), b[0].contiguous()), *_segments(20, 1, 194))
 _ransac_note = "RANSAC(seed=0): hypotheses sampled inside the graph"
 for nm, kw, ins in [
     ("RANSAC", {}, _rh),

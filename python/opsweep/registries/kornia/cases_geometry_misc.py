@@ -38,8 +38,9 @@ from kornia.geometry.plane import Hyperplane, fit_plane
 from kornia.geometry.pose import NamedPose
 from kornia.geometry.quaternion import Quaternion
 from kornia.geometry.vector import Scalar, Vector2, Vector3
-from opsweep import case
-from opsweep.registries.kornia._common import Forward, method_call, detector_image, rand, randn
+from opsweep.registries.kornia._common import (
+    FRESH_OFFSET, Forward, case, derived, detector_image, method_call, rand, randn, structured, twin,
+)
 
 NOT_SURVEYED: dict = {}
 
@@ -80,41 +81,66 @@ def _method_tensors(cls, meth, fn):
 # ---------------------------------------------------------------------------------------------
 
 
-def _quat(b: int = 4, seed: int = 200) -> torch.Tensor:
-    """Unit quaternions (w, x, y, z) with w > 0."""
-    q = randn(b, 4, seed=seed)
+# Inputs with structure (unit quaternions, rotations, rigid transforms, unit complex numbers, boxes,
+# homographies, intrinsics) are made by helpers whose ``second`` flag draws the same kind of input
+# with seed + FRESH_OFFSET (or other parameters): ``twin`` declares that the fresh-input value, and
+# ``derived`` the one of inputs computed from them, so the fresh-input check runs on valid inputs.
+
+
+def _quat_of(b: int = 4, seed: int = 200, second: bool = False) -> torch.Tensor:
+    q = randn(b, 4, seed=seed + FRESH_OFFSET * second)
     q = q / q.norm(dim=-1, keepdim=True)
     return (q * torch.sign(q[:, :1])).contiguous()
 
 
+def _quat(b: int = 4, seed: int = 200) -> torch.Tensor:
+    """Unit quaternions (w, x, y, z) with w > 0."""
+    return twin(_quat_of, b, seed)
+
+
+def _aa_of(b: int = 4, seed: int = 201, max_angle: float = 2.5, second: bool = False) -> torch.Tensor:
+    v = randn(b, 3, seed=seed + FRESH_OFFSET * second)
+    v = v / v.norm(dim=-1, keepdim=True)
+    return (v * rand(b, 1, seed=seed + 1 + FRESH_OFFSET * second, low=0.2, high=max_angle)).contiguous()
+
+
 def _aa(b: int = 4, seed: int = 201, max_angle: float = 2.5) -> torch.Tensor:
     """Axis-angle vectors with angles in (0.2, max_angle)."""
-    v = randn(b, 3, seed=seed)
-    v = v / v.norm(dim=-1, keepdim=True)
-    return (v * rand(b, 1, seed=seed + 1, low=0.2, high=max_angle)).contiguous()
+    return twin(_aa_of, b, seed, max_angle)
 
 
 def _R(b: int = 4, seed: int = 201) -> torch.Tensor:
-    return KC.axis_angle_to_rotation_matrix(_aa(b, seed)).contiguous()
+    return derived(lambda aa: KC.axis_angle_to_rotation_matrix(aa).contiguous(), _aa(b, seed))
 
 
 def _t(b: int = 4, seed: int = 202, d: int = 3) -> torch.Tensor:
     return randn(b, d, seed=seed).contiguous()
 
 
-def _Rt4(b: int = 4, seed: int = 203) -> torch.Tensor:
+def _Rt4_of(b: int = 4, seed: int = 203, second: bool = False) -> torch.Tensor:
     m = torch.eye(4).repeat(b, 1, 1)
-    m[:, :3, :3] = _R(b, seed)
-    m[:, :3, 3] = _t(b, seed + 1)
+    m[:, :3, :3] = KC.axis_angle_to_rotation_matrix(_aa_of(b, seed, second=second))
+    m[:, :3, 3] = _t(b, seed + 1 + FRESH_OFFSET * second)
+    return m.contiguous()
+
+
+def _Rt4(b: int = 4, seed: int = 203) -> torch.Tensor:
+    """Rigid transforms (B, 4, 4)."""
+    return twin(_Rt4_of, b, seed)
+
+
+def _Rt3_of(b: int = 4, seed: int = 205, second: bool = False) -> torch.Tensor:
+    off = FRESH_OFFSET * second
+    a = rand(b, seed=seed + off, low=-math.pi, high=math.pi)
+    m = torch.eye(3).repeat(b, 1, 1)
+    m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1] = a.cos(), -a.sin(), a.sin(), a.cos()
+    m[:, :2, 2] = randn(b, 2, seed=seed + 1 + off)
     return m.contiguous()
 
 
 def _Rt3(b: int = 4, seed: int = 205) -> torch.Tensor:
-    a = rand(b, seed=seed, low=-math.pi, high=math.pi)
-    m = torch.eye(3).repeat(b, 1, 1)
-    m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1] = a.cos(), -a.sin(), a.sin(), a.cos()
-    m[:, :2, 2] = randn(b, 2, seed=seed + 1)
-    return m.contiguous()
+    """Rigid 2D transforms (B, 3, 3)."""
+    return twin(_Rt3_of, b, seed)
 
 
 def _angles(b: int = 4, seed: int = 206) -> torch.Tensor:
@@ -123,8 +149,7 @@ def _angles(b: int = 4, seed: int = 206) -> torch.Tensor:
 
 def _z(b: int = 4, seed: int = 207) -> torch.Tensor:
     """(B, 2) real and imaginary parts of unit complex numbers (So2 state)."""
-    a = _angles(b, seed)
-    return torch.stack([a.cos(), a.sin()], -1).contiguous()
+    return derived(lambda a: torch.stack([a.cos(), a.sin()], -1).contiguous(), _angles(b, seed))
 
 
 def _so2(z):
@@ -157,11 +182,20 @@ GV = "geometry.conversions"
 _q, _aa4, _R4 = _quat(), _aa(), _R()
 _pix = torch.stack([rand(2, 10, seed=210) * 39, rand(2, 10, seed=211) * 31], -1).contiguous()
 _pix3 = torch.stack([rand(2, 10, seed=212) * 15, rand(2, 10, seed=213) * 15, rand(2, 10, seed=214) * 7], -1).contiguous()
-_K = torch.tensor([[[40.0, 0.0, 20.0], [0.0, 40.0, 16.0], [0.0, 0.0, 1.0]]])
-_H = torch.tensor([[[1.05, -0.1, 3.0], [0.08, 0.95, -2.0], [2e-4, -3e-4, 1.0]]])
-_H3 = torch.eye(4)[None].clone()
-_H3[0, :3, :3] = _R(1, 215)
-_H3[0, :3, 3] = torch.tensor([1.0, -0.5, 0.5])
+_K = structured(torch.tensor([[[40.0, 0.0, 20.0], [0.0, 40.0, 16.0], [0.0, 0.0, 1.0]]]),
+                torch.tensor([[[44.0, 0.0, 21.5], [0.0, 42.0, 15.0], [0.0, 0.0, 1.0]]]))
+_H = structured(torch.tensor([[[1.05, -0.1, 3.0], [0.08, 0.95, -2.0], [2e-4, -3e-4, 1.0]]]),
+                torch.tensor([[[0.97, 0.12, -2.0], [-0.06, 1.04, 1.5], [-3e-4, 2e-4, 1.0]]]))
+
+
+def _H3_of(second: bool = False) -> torch.Tensor:
+    h = torch.eye(4)[None].clone()
+    h[0, :3, :3] = KC.axis_angle_to_rotation_matrix(_aa_of(1, 215, second=second))
+    h[0, :3, 3] = torch.tensor([-0.5, 0.8, -0.3] if second else [1.0, -0.5, 0.5])
+    return h
+
+
+_H3 = twin(_H3_of)
 _roll, _pitch, _yaw = rand(4, seed=216, low=-1.5, high=1.5), rand(4, seed=217, low=-1.2, high=1.2), rand(4, seed=218, low=-3.0, high=3.0)
 for nm, fn, kw, ins in [
     ("axis_angle_to_quaternion", KC.axis_angle_to_quaternion, {}, (_aa4,)),
@@ -172,16 +206,16 @@ for nm, fn, kw, ins in [
     ("quaternion_to_axis_angle", KC.quaternion_to_axis_angle, {}, (_q,)),
     ("quaternion_to_angle_axis", KC.quaternion_to_angle_axis, {}, (_q,)),
     ("quaternion_to_rotation_matrix", KC.quaternion_to_rotation_matrix, {}, (_q,)),
-    ("quaternion_to_rotation_matrix[batch=2x4]", KC.quaternion_to_rotation_matrix, {}, (_quat(8, 219).view(2, 4, 4),)),
+    ("quaternion_to_rotation_matrix[batch=2x4]", KC.quaternion_to_rotation_matrix, {}, (derived(lambda q: q.view(2, 4, 4), _quat(8, 219)),)),
     ("rotation_matrix_to_axis_angle", KC.rotation_matrix_to_axis_angle, {}, (_R4,)),
     ("rotation_matrix_to_angle_axis", KC.rotation_matrix_to_angle_axis, {}, (_R4,)),
     ("rotation_matrix_to_quaternion", KC.rotation_matrix_to_quaternion, {}, (_R4,)),
-    ("rotation_matrix_to_quaternion[near-pi]", KC.rotation_matrix_to_quaternion, {}, (KC.axis_angle_to_rotation_matrix(torch.nn.functional.normalize(_aa(4, 221), dim=-1) * 3.1),)),
+    ("rotation_matrix_to_quaternion[near-pi]", KC.rotation_matrix_to_quaternion, {}, (derived(lambda aa: KC.axis_angle_to_rotation_matrix(torch.nn.functional.normalize(aa, dim=-1) * 3.1), _aa(4, 221)),)),
     ("normalize_quaternion", KC.normalize_quaternion, {}, (randn(4, 4, seed=222),)),
     ("quaternion_exp_to_log", KC.quaternion_exp_to_log, {}, (_q,)),
     ("quaternion_log_to_exp", KC.quaternion_log_to_exp, {}, (_aa4 * 0.5,)),
     ("quaternion_from_euler", KC.quaternion_from_euler, {}, (_roll, _pitch, _yaw)),
-    ("euler_from_quaternion", KC.euler_from_quaternion, {}, tuple(_q.unbind(-1))),
+    ("euler_from_quaternion", KC.euler_from_quaternion, {}, derived(lambda q: tuple(q.unbind(-1)), _q)),
     ("angle_to_rotation_matrix", KC.angle_to_rotation_matrix, {}, (rand(2, 3, seed=223, low=-180, high=180),)),
     ("deg2rad", KC.deg2rad, {}, (rand(2, 5, seed=224, low=-360, high=360),)),
     ("rad2deg", KC.rad2deg, {}, (rand(2, 5, seed=225, low=-6, high=6),)),
@@ -191,8 +225,8 @@ for nm, fn, kw, ins in [
     ("convert_points_to_homogeneous[3d]", KC.convert_points_to_homogeneous, {}, (_pts(2, 10, 3),)),
     ("convert_points_from_homogeneous", KC.convert_points_from_homogeneous, {}, (torch.cat([_pix, rand(2, 10, 1, seed=230, low=0.5, high=2)], -1),)),
     ("convert_points_from_homogeneous[4d]", KC.convert_points_from_homogeneous, {}, (torch.cat([_pts(2, 10, 3), rand(2, 10, 1, seed=231, low=0.5, high=2)], -1),)),
-    ("convert_affinematrix_to_homography", KC.convert_affinematrix_to_homography, {}, (_H[:, :2].contiguous(),)),
-    ("convert_affinematrix_to_homography3d", KC.convert_affinematrix_to_homography3d, {}, (_H3[:, :3].contiguous(),)),
+    ("convert_affinematrix_to_homography", KC.convert_affinematrix_to_homography, {}, (derived(lambda h: h[:, :2].contiguous(), _H),)),
+    ("convert_affinematrix_to_homography3d", KC.convert_affinematrix_to_homography3d, {}, (derived(lambda h: h[:, :3].contiguous(), _H3),)),
     ("normalize_pixel_coordinates", KC.normalize_pixel_coordinates, {"height": 32, "width": 40}, (_pix,)),
     ("denormalize_pixel_coordinates", KC.denormalize_pixel_coordinates, {"height": 32, "width": 40}, (rand(2, 10, 2, seed=232, low=-1, high=1),)),
     ("normalize_pixel_coordinates3d", KC.normalize_pixel_coordinates3d, {"depth": 8, "height": 16, "width": 16}, (_pix3,)),
@@ -201,11 +235,11 @@ for nm, fn, kw, ins in [
     ("denormalize_points_with_intrinsics", KC.denormalize_points_with_intrinsics, {}, (rand(1, 10, 2, seed=234, low=-0.5, high=0.5), _K)),
     ("normalize_homography", KC.normalize_homography, {"dsize_src": (32, 40), "dsize_dst": (32, 40)}, (_H,)),
     ("normalize_homography[align_corners=False]", KC.normalize_homography, {"dsize_src": (32, 40), "dsize_dst": (16, 20), "align_corners": False}, (_H,)),
-    ("denormalize_homography", KC.denormalize_homography, {"dsize_src": (32, 40), "dsize_dst": (32, 40)}, (KC.normalize_homography(_H, (32, 40), (32, 40)),)),
+    ("denormalize_homography", KC.denormalize_homography, {"dsize_src": (32, 40), "dsize_dst": (32, 40)}, (derived(KC.normalize_homography, _H, (32, 40), (32, 40)),)),
     ("denormalize_homography[align_corners=False]", KC.denormalize_homography, {"dsize_src": (32, 40), "dsize_dst": (16, 20), "align_corners": False},
-     (KC.normalize_homography(_H, (32, 40), (32, 40)),)),
+     (derived(KC.normalize_homography, _H, (32, 40), (32, 40)),)),
     ("normalize_homography3d", KC.normalize_homography3d, {"dsize_src": (8, 16, 16), "dsize_dst": (8, 16, 16)}, (_H3,)),
-    ("denormalize_homography3d", KC.denormalize_homography3d, {"dsize_src": (8, 16, 16), "dsize_dst": (8, 16, 16)}, (KC.normalize_homography3d(_H3, (8, 16, 16), (8, 16, 16)),)),
+    ("denormalize_homography3d", KC.denormalize_homography3d, {"dsize_src": (8, 16, 16), "dsize_dst": (8, 16, 16)}, (derived(KC.normalize_homography3d, _H3, (8, 16, 16), (8, 16, 16)),)),
     ("Rt_to_matrix4x4", KC.Rt_to_matrix4x4, {}, (_R4, _t(4)[..., None].contiguous())),
     ("matrix4x4_to_Rt", KC.matrix4x4_to_Rt, {}, (_Rt4(),)),
     ("vector_to_skew_symmetric_matrix", KC.vector_to_skew_symmetric_matrix, {}, (_t(4),)),
@@ -268,9 +302,9 @@ def _liegroup_methods():
         ("So2.exp", So2, "exp", lambda th: So2.exp(th), (_th,)),
         ("So2.log", So2, "log", lambda z: _so2(z).log(), (_zz,)),
         ("So2.hat", So2, "hat", lambda th: So2.hat(th), (_th,)),
-        ("So2.vee", So2, "vee", lambda m: So2.vee(m), (So2.hat(_th),)),
+        ("So2.vee", So2, "vee", lambda m: So2.vee(m), (derived(So2.hat, _th),)),
         ("So2.matrix", So2, "matrix", lambda z: _so2(z).matrix(), (_zz,)),
-        ("So2.from_matrix", So2, "from_matrix", lambda m: So2.from_matrix(m), (_so2(_zz).matrix().detach(),)),
+        ("So2.from_matrix", So2, "from_matrix", lambda m: So2.from_matrix(m), (derived(lambda z: _so2(z).matrix().detach(), _zz),)),
         ("So2.inverse", So2, "inverse", lambda z: _so2(z).inverse(), (_zz,)),
         ("So2.adjoint", So2, "adjoint", lambda z: _so2(z).adjoint(), (_zz,)),
         ("So2.__mul__", So2, "__mul__", lambda a, b: _so2(a) * _so2(b), (_zz, _z(4, 260))),
@@ -282,7 +316,7 @@ def _liegroup_methods():
         ("So3.exp[small-angle]", So3, "exp", lambda v: So3.exp(v), (_v3 * 1e-5,)),
         ("So3.log", So3, "log", lambda q: _so3(q).log(), (_q,)),
         ("So3.hat", So3, "hat", lambda v: So3.hat(v), (_v3,)),
-        ("So3.vee", So3, "vee", lambda m: So3.vee(m), (So3.hat(_v3),)),
+        ("So3.vee", So3, "vee", lambda m: So3.vee(m), (derived(So3.hat, _v3),)),
         ("So3.matrix", So3, "matrix", lambda q: _so3(q).matrix(), (_q,)),
         ("So3.from_matrix", So3, "from_matrix", lambda m: So3.from_matrix(m), (_R4,)),
         ("So3.from_wxyz", So3, "from_wxyz", lambda q: So3.from_wxyz(q), (_q,)),
@@ -303,7 +337,7 @@ def _liegroup_methods():
         ("Se2.exp", Se2, "exp", lambda v: Se2.exp(v), (_v3se2,)),
         ("Se2.log", Se2, "log", lambda z, t: _se2(z, t).log(), (_zz, _t2)),
         ("Se2.hat", Se2, "hat", lambda v: Se2.hat(v), (_v3se2,)),
-        ("Se2.vee", Se2, "vee", lambda m: Se2.vee(m), (Se2.hat(_v3se2),)),
+        ("Se2.vee", Se2, "vee", lambda m: Se2.vee(m), (derived(Se2.hat, _v3se2),)),
         ("Se2.matrix", Se2, "matrix", lambda z, t: _se2(z, t).matrix(), (_zz, _t2)),
         ("Se2.from_matrix", Se2, "from_matrix", lambda m: Se2.from_matrix(m), (_Rt3(),)),
         ("Se2.inverse", Se2, "inverse", lambda z, t: _se2(z, t).inverse(), (_zz, _t2)),
@@ -319,10 +353,10 @@ def _liegroup_methods():
         ("Se3.exp", Se3, "exp", lambda v: Se3.exp(v), (_v6,)),
         ("Se3.log", Se3, "log", lambda q, t: _se3(q, t).log(), (_q, _t3)),
         ("Se3.hat", Se3, "hat", lambda v: Se3.hat(v), (_v6,)),
-        ("Se3.vee", Se3, "vee", lambda m: Se3.vee(m), (Se3.hat(_v6),)),
+        ("Se3.vee", Se3, "vee", lambda m: Se3.vee(m), (derived(Se3.hat, _v6),)),
         ("Se3.matrix", Se3, "matrix", lambda q, t: _se3(q, t).matrix(), (_q, _t3)),
         ("Se3.from_matrix", Se3, "from_matrix", lambda m: Se3.from_matrix(m), (_Rt4(),)),
-        ("Se3.from_qxyz", Se3, "from_qxyz", lambda v: Se3.from_qxyz(v), (torch.cat([_q, _t3], -1),)),
+        ("Se3.from_qxyz", Se3, "from_qxyz", lambda v: Se3.from_qxyz(v), (derived(lambda q, t: torch.cat([q, t], -1), _q, _t3),)),
         ("Se3.inverse", Se3, "inverse", lambda q, t: _se3(q, t).inverse(), (_q, _t3)),
         ("Se3.adjoint", Se3, "adjoint", lambda q, t: _se3(q, t).adjoint(), (_q, _t3)),
         ("Se3.rot_x", Se3, "rot_x", lambda x: Se3.rot_x(x), (_th,)),
@@ -403,7 +437,7 @@ add(case("Scalar", GVec, _forward_tensors(Scalar, lambda a, b: Scalar(a) * Scala
 
 GLn = "geometry.line"
 _p0, _p1 = _t(4, 290), _t(4, 291)
-_plane_n = torch.nn.functional.normalize(_t(4, 292), dim=-1)
+_plane_n = derived(lambda t: torch.nn.functional.normalize(t, dim=-1), _t(4, 292))
 _plane_d = rand(4, seed=293, low=-1, high=1)
 _PL = ParametrizedLine
 for nm, meth, fn, ins in [
@@ -431,9 +465,17 @@ for nm, meth, fn, ins in [
     ("Hyperplane.through", "through", lambda a, b, c: _HP.through(a, b, c), (_p0, _p1, _t(4, 304))),
 ]:
     add(case(nm, GPl, _method_tensors(_HP, meth, fn), ins, method=meth))
-_plane_pts = torch.cat([randn(30, 2, seed=305), 0.02 * randn(30, 1, seed=306)], -1) @ _R(1, 307)[0].T + torch.tensor([0.5, -0.2, 1.0])
-add(case("fit_plane", GPl, _forward_tensors(fit_plane, lambda p: fit_plane(Vector3(p))), (_plane_pts.contiguous(),), note="points wrapped as Vector3"))
-add(case("fit_plane[tensor]", GPl, _forward_tensors(fit_plane, fit_plane), (_plane_pts.contiguous(),)))
+def _plane_points_of(second: bool = False) -> torch.Tensor:
+    """30 points within 0.02 of a plane (the second set: another plane through another point)."""
+    off = FRESH_OFFSET * second
+    flat = torch.cat([randn(30, 2, seed=305 + off), 0.02 * randn(30, 1, seed=306 + off)], -1)
+    r = KC.axis_angle_to_rotation_matrix(_aa_of(1, 307, second=second))[0]
+    return (flat @ r.T + torch.tensor([-0.3, 0.4, 0.8] if second else [0.5, -0.2, 1.0])).contiguous()
+
+
+_plane_pts = twin(_plane_points_of)
+add(case("fit_plane", GPl, _forward_tensors(fit_plane, lambda p: fit_plane(Vector3(p))), (_plane_pts.clone(),), note="points wrapped as Vector3"))
+add(case("fit_plane[tensor]", GPl, _forward_tensors(fit_plane, fit_plane), (_plane_pts.clone(),)))
 
 GPo = "geometry.pose"
 _NP = NamedPose
@@ -455,34 +497,42 @@ for nm, meth, fn, ins in [
 GBx = "geometry.boxes"
 
 
-def _xyxy(b: int = 2, n: int = 5, seed: int = 320) -> torch.Tensor:
-    xy = rand(b, n, 2, seed=seed) * torch.tensor([25.0, 20.0])
-    wh = rand(b, n, 2, seed=seed + 1, low=3.0, high=12.0)
+def _xyxy_of(b: int = 2, n: int = 5, seed: int = 320, second: bool = False) -> torch.Tensor:
+    xy = rand(b, n, 2, seed=seed + FRESH_OFFSET * second) * torch.tensor([25.0, 20.0])
+    wh = rand(b, n, 2, seed=seed + 1 + FRESH_OFFSET * second, low=3.0, high=12.0)
     return torch.cat([xy, xy + wh], -1).contiguous()
 
 
+def _xyxy(b: int = 2, n: int = 5, seed: int = 320) -> torch.Tensor:
+    """Boxes (x1, y1, x2, y2) with x1 < x2, y1 < y2 (the second value: other boxes, seed + FRESH_OFFSET)."""
+    return twin(_xyxy_of, b, n, seed)
+
+
 def _xywh(b: int = 2, n: int = 5, seed: int = 320) -> torch.Tensor:
-    x = _xyxy(b, n, seed)
-    return torch.cat([x[..., :2], x[..., 2:] - x[..., :2]], -1).contiguous()
+    return derived(lambda x: torch.cat([x[..., :2], x[..., 2:] - x[..., :2]], -1).contiguous(), _xyxy(b, n, seed))
+
+
+def _corners(x: torch.Tensor) -> torch.Tensor:
+    x1, y1, x2, y2 = x.unbind(-1)
+    return torch.stack([torch.stack([x1, y1], -1), torch.stack([x2, y1], -1), torch.stack([x2, y2], -1), torch.stack([x1, y2], -1)], -2).contiguous()
 
 
 def _verts(b: int = 2, n: int = 5, seed: int = 320) -> torch.Tensor:
-    x = _xyxy(b, n, seed)
-    x1, y1, x2, y2 = x.unbind(-1)
-    return torch.stack([torch.stack([x1, y1], -1), torch.stack([x2, y1], -1), torch.stack([x2, y2], -1), torch.stack([x1, y2], -1)], -2).contiguous()
+    return derived(_corners, _xyxy(b, n, seed))
 
 
 def _bx(v):
     return Boxes(v)
 
 
-_Mh = torch.tensor([[[0.9, 0.1, 2.0], [-0.1, 1.1, -1.0], [0.0, 0.0, 1.0]]]).repeat(2, 1, 1)
+_Mh = structured(torch.tensor([[[0.9, 0.1, 2.0], [-0.1, 1.1, -1.0], [0.0, 0.0, 1.0]]]).repeat(2, 1, 1),
+                 torch.tensor([[[1.08, -0.06, -1.5], [0.05, 0.92, 2.0], [0.0, 0.0, 1.0]]]).repeat(2, 1, 1))
 for nm, meth, fn, ins in [
     ("Boxes.from_tensor", "from_tensor", lambda x: Boxes.from_tensor(x), (_xyxy(),)),
     ("Boxes.from_tensor[xyxy_plus]", "from_tensor", lambda x: Boxes.from_tensor(x, mode="xyxy_plus"), (_xyxy(),)),
     ("Boxes.from_tensor[xywh]", "from_tensor", lambda x: Boxes.from_tensor(x, mode="xywh"), (_xywh(),)),
     ("Boxes.from_tensor[vertices]", "from_tensor", lambda x: Boxes.from_tensor(x, mode="vertices"), (_verts(),)),
-    ("Boxes.from_tensor[unbatched]", "from_tensor", lambda x: Boxes.from_tensor(x), (_xyxy()[0],)),
+    ("Boxes.from_tensor[unbatched]", "from_tensor", lambda x: Boxes.from_tensor(x), (derived(lambda x: x[0], _xyxy()),)),
     ("Boxes.from_tensor[validate_boxes=False]", "from_tensor", lambda x: Boxes.from_tensor(x, validate_boxes=False), (_xyxy(),)),
     ("Boxes.to_tensor", "to_tensor", lambda v: _bx(v).to_tensor(), (_verts(),)),
     ("Boxes.to_tensor[xyxy]", "to_tensor", lambda v: _bx(v).to_tensor("xyxy"), (_verts(),)),
@@ -492,7 +542,8 @@ for nm, meth, fn, ins in [
     ("Boxes.transform_boxes", "transform_boxes", lambda v, m: _bx(v).transform_boxes(m), (_verts(), _Mh)),
     ("Boxes.transform_boxes_", "transform_boxes_", lambda v, m: _bx(v).transform_boxes_(m), (_verts(), _Mh)),
     ("Boxes.translate", "translate", lambda v, s: _bx(v).translate(s), (_verts(), torch.tensor([[3.0, -2.0], [1.0, 4.0]]))),
-    ("Boxes.clamp", "clamp", lambda v, a, b: _bx(v).clamp(a, b), (_verts(), torch.tensor([[0.0, 0.0], [2.0, 1.0]]), torch.tensor([[30.0, 25.0], [28.0, 22.0]]))),
+    ("Boxes.clamp", "clamp", lambda v, a, b: _bx(v).clamp(a, b), (_verts(), structured(torch.tensor([[0.0, 0.0], [2.0, 1.0]]), torch.tensor([[1.0, 2.0], [0.0, 3.0]])),
+                                                                      structured(torch.tensor([[30.0, 25.0], [28.0, 22.0]]), torch.tensor([[27.0, 24.0], [31.0, 20.0]])))),
     ("Boxes.compute_area", "compute_area", lambda v: _bx(v).compute_area(), (_verts(),)),
     ("Boxes.get_boxes_shape", "get_boxes_shape", lambda v: _bx(v).get_boxes_shape(), (_verts(),)),
     ("Boxes.filter_boxes_by_area", "filter_boxes_by_area", lambda v: _bx(v).filter_boxes_by_area(min_area=30.0, max_area=120.0), (_verts(),)),
@@ -504,12 +555,23 @@ for nm, meth, fn, ins in [
 ]:
     add(case(nm, GBx, _method_tensors(Boxes, meth, fn), ins, method=meth))
 
-_xyz = torch.cat([rand(2, 4, 3, seed=340) * 8, rand(2, 4, 3, seed=340) * 8 + rand(2, 4, 3, seed=341, low=2, high=6)], -1).contiguous()
-_xyzwhd = torch.cat([_xyz[..., :3], _xyz[..., 3:] - _xyz[..., :3]], -1).contiguous()
+def _xyz_of(second: bool = False) -> torch.Tensor:
+    off = FRESH_OFFSET * second
+    return torch.cat([rand(2, 4, 3, seed=340 + off) * 8, rand(2, 4, 3, seed=340 + off) * 8 + rand(2, 4, 3, seed=341 + off, low=2, high=6)], -1).contiguous()
+
+
+_xyz = twin(_xyz_of)  # 3D boxes (x1, y1, z1, x2, y2, z2), x1 < x2, y1 < y2, z1 < z2
+_xyzwhd = derived(lambda x: torch.cat([x[..., :3], x[..., 3:] - x[..., :3]], -1).contiguous(), _xyz)
 _bx3 = lambda x: Boxes3D.from_tensor(x)  # noqa: E731
-_M3 = torch.eye(4)[None].repeat(2, 1, 1)
-_M3[:, :3, 3] = torch.tensor([1.0, -1.0, 0.5])
-_M3[:, 0, 0] = 0.9
+def _M3_of(second: bool = False) -> torch.Tensor:
+    """An affine 4x4 (a scale in x and a translation)."""
+    m = torch.eye(4)[None].repeat(2, 1, 1)
+    m[:, :3, 3] = torch.tensor([-0.5, 1.5, -1.0] if second else [1.0, -1.0, 0.5])
+    m[:, 0, 0] = 1.1 if second else 0.9
+    return m
+
+
+_M3 = twin(_M3_of)
 for nm, meth, fn, ins in [
     ("Boxes3D.from_tensor", "from_tensor", lambda x: Boxes3D.from_tensor(x), (_xyz,)),
     ("Boxes3D.from_tensor[xyzxyz_plus]", "from_tensor", lambda x: Boxes3D.from_tensor(x, mode="xyzxyz_plus"), (_xyz,)),
@@ -523,7 +585,7 @@ for nm, meth, fn, ins in [
 ]:
     add(case(nm, GBx, _method_tensors(Boxes3D, meth, fn), ins, method=meth))
 
-_vid = torch.stack([_verts(2, 5, 350), _verts(2, 5, 351), _verts(2, 5, 352)], 1).contiguous()  # (B, T, N, 4, 2)
+_vid = derived(lambda a, b, c: torch.stack([a, b, c], 1).contiguous(), _verts(2, 5, 350), _verts(2, 5, 351), _verts(2, 5, 352))  # (B, T, N, 4, 2)
 add(case("Boxes.translate[fast]", GBx,
          _method_tensors(Boxes, "translate", lambda v, s: _bx(v).translate(s, method="fast")),
          (_verts(), torch.tensor([[3.0, -2.0], [1.0, 4.0]])), method="translate",
@@ -583,20 +645,20 @@ for nm, fn, kw, ins in [
     ("bbox_generator", KB.bbox_generator, {}, (torch.tensor([2.0, 5.0]), torch.tensor([3.0, 1.0]), torch.tensor([10.0, 20.0]), torch.tensor([8.0, 12.0]))),
     ("bbox_generator3d", KB.bbox_generator3d, {},
      (torch.tensor([2.0, 5.0]), torch.tensor([3.0, 1.0]), torch.tensor([1.0, 0.0]), torch.tensor([6.0, 8.0]), torch.tensor([8.0, 5.0]), torch.tensor([3.0, 4.0]))),
-    ("bbox_to_mask", KB.bbox_to_mask, {"width": 40, "height": 32}, (_verts(1, 5)[0],)),
-    ("bbox_to_mask3d", KB.bbox_to_mask3d, {"size": (8, 16, 16)}, (Boxes3D.from_tensor(_xyz).to_tensor("vertices")[0],)),
-    ("infer_bbox_shape", KB.infer_bbox_shape, {}, (_verts(1, 5)[0],)),
-    ("infer_bbox_shape3d", KB.infer_bbox_shape3d, {}, (Boxes3D.from_tensor(_xyz).to_tensor("vertices")[0],)),
-    ("nms", KB.nms, {"iou_threshold": 0.5}, (torch.cat([_xyxy(1, 8)[0], _xyxy(1, 8)[0] + 1.0]), rand(16, seed=370))),
-    ("nms[iou_threshold=0.1]", KB.nms, {"iou_threshold": 0.1}, (torch.cat([_xyxy(1, 8)[0], _xyxy(1, 8)[0] + 1.0]), rand(16, seed=370))),
+    ("bbox_to_mask", KB.bbox_to_mask, {"width": 40, "height": 32}, (derived(lambda v: v[0], _verts(1, 5)),)),
+    ("bbox_to_mask3d", KB.bbox_to_mask3d, {"size": (8, 16, 16)}, (derived(lambda x: Boxes3D.from_tensor(x).to_tensor("vertices")[0], _xyz),)),
+    ("infer_bbox_shape", KB.infer_bbox_shape, {}, (derived(lambda v: v[0], _verts(1, 5)),)),
+    ("infer_bbox_shape3d", KB.infer_bbox_shape3d, {}, (derived(lambda x: Boxes3D.from_tensor(x).to_tensor("vertices")[0], _xyz),)),
+    ("nms", KB.nms, {"iou_threshold": 0.5}, (derived(lambda x: torch.cat([x[0], x[0] + 1.0]), _xyxy(1, 8)), rand(16, seed=370))),
+    ("nms[iou_threshold=0.1]", KB.nms, {"iou_threshold": 0.1}, (derived(lambda x: torch.cat([x[0], x[0] + 1.0]), _xyxy(1, 8)), rand(16, seed=370))),
     ("transform_bbox", KB.transform_bbox, {}, (_Mh, _xyxy())),
     ("transform_bbox[xywh]", KB.transform_bbox, {"mode": "xywh"}, (_Mh, _xywh())),
     ("transform_bbox[vertices]", KB.transform_bbox, {}, (_Mh, _verts())),
-    ("transform_bbox[restore_coordinates]", KB.transform_bbox, {"restore_coordinates": True}, (_Mh[:, :, :] * torch.tensor([[-1.0], [1.0], [1.0]]), _xyxy())),
+    ("transform_bbox[restore_coordinates]", KB.transform_bbox, {"restore_coordinates": True}, (derived(lambda m: m[:, :, :] * torch.tensor([[-1.0], [1.0], [1.0]]), _Mh), _xyxy())),
 ]:
     add(case(nm, GBb, fn, ins, kwargs=kw))
-add(case("validate_bbox", GBb, KB.validate_bbox, (_verts(1, 5)[0],), skip="returns a Python bool (an input validity check), not a tensor"))
-add(case("validate_bbox3d", GBb, KB.validate_bbox3d, (Boxes3D.from_tensor(_xyz).to_tensor("vertices")[0],),
+add(case("validate_bbox", GBb, KB.validate_bbox, (derived(lambda v: v[0], _verts(1, 5)),), skip="returns a Python bool (an input validity check), not a tensor"))
+add(case("validate_bbox3d", GBb, KB.validate_bbox3d, (derived(lambda x: Boxes3D.from_tensor(x).to_tensor("vertices")[0], _xyz),),
          skip="returns a Python bool (an input validity check), not a tensor"))
 
 # ---------------------------------------------------------------------------------------------
@@ -622,8 +684,8 @@ _r3b = _resp3d(2, 2, 382)
 for nm, fn, kw, ins in [
     ("spatial_softmax2d", KSP.spatial_softmax2d, {}, (_heat2,)),
     ("spatial_softmax2d[temperature]", KSP.spatial_softmax2d, {"temperature": 0.5}, (_heat2,)),
-    ("spatial_expectation2d", KSP.spatial_expectation2d, {}, (KSP.spatial_softmax2d(_heat2),)),
-    ("spatial_expectation2d[normalized_coordinates=False]", KSP.spatial_expectation2d, {"normalized_coordinates": False}, (KSP.spatial_softmax2d(_heat2),)),
+    ("spatial_expectation2d", KSP.spatial_expectation2d, {}, (derived(KSP.spatial_softmax2d, _heat2),)),
+    ("spatial_expectation2d[normalized_coordinates=False]", KSP.spatial_expectation2d, {"normalized_coordinates": False}, (derived(KSP.spatial_softmax2d, _heat2),)),
     ("spatial_soft_argmax2d", KSP.spatial_soft_argmax2d, {}, (_heat2,)),
     ("spatial_soft_argmax2d[normalized_coordinates=False]", KSP.spatial_soft_argmax2d, {"normalized_coordinates": False, "temperature": 2.0}, (_heat2,)),
     ("render_gaussian2d", KSP.render_gaussian2d, {"size": (16, 20)}, (rand(2, 3, 2, seed=383, low=-0.8, high=0.8), rand(2, 3, 2, seed=384, low=0.1, high=0.3))),
@@ -649,7 +711,7 @@ for nm, fn, kw, ins in [
 ]:
     add(case(nm, GSp, fn, ins, kwargs=kw))
 add(case("conv_quad_interp3d[precomputed_nms_mask]", GSp, _forward_tensors(KSP.conv_quad_interp3d, lambda x, m: KSP.conv_quad_interp3d(x, precomputed_nms_mask=m)),
-         (_r3, KSP.nms3d(_r3, (3, 3, 3), True))))
+         (_r3, derived(KSP.nms3d, _r3, (3, 3, 3), True))))
 for nm, mod, ins in [
     ("ConvSoftArgmax2d", KSP.ConvSoftArgmax2d(), (_heat,)),
     ("ConvSoftArgmax2d[output_value]", KSP.ConvSoftArgmax2d((3, 3), (1, 1), (1, 1), temperature=0.5, normalized_coordinates=False, output_value=True), (_heat,)),

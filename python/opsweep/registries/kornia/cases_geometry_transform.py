@@ -18,8 +18,7 @@ from torch import nn
 
 import kornia.geometry.transform as T
 from kornia.geometry import grid as G
-from opsweep import case
-from opsweep.registries.kornia._common import Forward, method_call, batch, gray, img, rand
+from opsweep.registries.kornia._common import FRESH_OFFSET, Forward, batch, case, derived, gray, img, method_call, rand, second_value, structured, twin
 
 NOT_SURVEYED: dict = {}  # BaseModel and BaseWarper are bases (types, not counted); see the docstring
 
@@ -27,10 +26,20 @@ NOT_SURVEYED: dict = {}  # BaseModel and BaseWarper are bases (types, not counte
 # ---------------------------------------------------------------------------------------------
 # seeded geometric inputs
 # ---------------------------------------------------------------------------------------------
+# Transforms, boxes, control points and sampling maps are made by helpers whose ``second`` flag makes
+# another input of the same kind (another angle, seed, shift): ``twin`` declares it the fresh-input
+# value, ``derived`` the one of inputs computed from them, so the fresh-input check runs on valid,
+# well-conditioned transforms rather than uniformly redrawn matrix entries.
 
 
 def _affine(batch_size: int = 1, angle: float = 15.0, scale: float = 0.9, tx: float = 2.0, ty: float = -1.5, cx: float = 19.5, cy: float = 15.5) -> torch.Tensor:
-    """A 2x3 rotation-scale-translation about the image centre (pixel coordinates)."""
+    """A 2x3 rotation-scale-translation about the image centre (pixel coordinates); the second value
+    turns the other way (-angle / 2), scales by 1.1 x scale and translates the other way."""
+    return twin(lambda second=False: _affine_of(batch_size, -0.5 * angle if second else angle, 1.1 * scale if second else scale,
+                                                -tx if second else tx, -ty if second else ty, cx, cy))
+
+
+def _affine_of(batch_size, angle, scale, tx, ty, cx, cy) -> torch.Tensor:
     out = []
     for b in range(batch_size):
         a = math.radians(angle + 10.0 * b)
@@ -42,36 +51,51 @@ def _affine(batch_size: int = 1, angle: float = 15.0, scale: float = 0.9, tx: fl
 
 def _homography(batch_size: int = 1, seed: int = 11) -> torch.Tensor:
     """A mild projective homography in pixel coordinates for 32x40 images."""
-    h = torch.cat([_affine(batch_size), torch.zeros(batch_size, 1, 3)], 1)
-    h[:, 2, 2] = 1.0
-    h[:, 2, :2] = rand(batch_size, 2, seed=seed, low=-4e-4, high=4e-4)
-    return h.contiguous()
+    def build(second=False):
+        aff = second_value(_affine(batch_size)) if second else _affine(batch_size)
+        h = torch.cat([aff, torch.zeros(batch_size, 1, 3)], 1)
+        h[:, 2, 2] = 1.0
+        h[:, 2, :2] = rand(batch_size, 2, seed=seed + FRESH_OFFSET * second, low=-4e-4, high=4e-4)
+        return h.contiguous()
+
+    return twin(build)
 
 
 def _norm_homography(batch_size: int = 1, seed: int = 12) -> torch.Tensor:
     """A mild homography in normalized [-1, 1] coordinates."""
-    h = torch.eye(3).repeat(batch_size, 1, 1) + rand(batch_size, 3, 3, seed=seed, low=-0.08, high=0.08)
-    h[:, 2, 2] = 1.0
-    return h.contiguous()
+    def build(second=False):
+        h = torch.eye(3).repeat(batch_size, 1, 1) + rand(batch_size, 3, 3, seed=seed + FRESH_OFFSET * second, low=-0.08, high=0.08)
+        h[:, 2, 2] = 1.0
+        return h.contiguous()
+
+    return twin(build)
 
 
 def _affine3d(batch_size: int = 1) -> torch.Tensor:
-    """A 3x4 rotation (about z, then x) plus translation for 8x16x16 volumes (voxel coordinates)."""
-    a, b = math.radians(12.0), math.radians(8.0)
+    """A 3x4 rotation (about z, then x) plus translation for 8x16x16 volumes (voxel coordinates); the
+    second value turns about z and x the other way and translates the other way."""
+    return twin(_affine3d_of, batch_size)
+
+
+def _affine3d_of(batch_size: int = 1, second: bool = False) -> torch.Tensor:
+    a, b = math.radians(-7.0 if second else 12.0), math.radians(-5.0 if second else 8.0)
     rz = torch.tensor([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
     rx = torch.tensor([[1.0, 0.0, 0.0], [0.0, math.cos(b), -math.sin(b)], [0.0, math.sin(b), math.cos(b)]])
     r = 0.95 * rz @ rx
     c = torch.tensor([7.5, 7.5, 3.5])
-    t = c - r @ c + torch.tensor([0.5, -0.5, 0.25])
+    t = c - r @ c + torch.tensor([-0.25, 0.5, -0.25] if second else [0.5, -0.5, 0.25])
     m = torch.cat([r, t[:, None]], 1)
     return m.expand(batch_size, 3, 4).contiguous()
 
 
 def _homography3d(batch_size: int = 1) -> torch.Tensor:
-    m = torch.cat([_affine3d(batch_size), torch.tensor([[[0.0, 0.0, 0.0, 1.0]]]).expand(batch_size, 1, 4)], 1)
-    m = m.clone()
-    m[:, 3, :3] = torch.tensor([2e-3, -1e-3, 1e-3])
-    return m.contiguous()
+    def build(second=False):
+        m = torch.cat([_affine3d_of(batch_size, second), torch.tensor([[[0.0, 0.0, 0.0, 1.0]]]).expand(batch_size, 1, 4)], 1)
+        m = m.clone()
+        m[:, 3, :3] = torch.tensor([-1e-3, 2e-3, -1e-3] if second else [2e-3, -1e-3, 1e-3])
+        return m.contiguous()
+
+    return twin(build)
 
 
 def _box(x1: float, y1: float, x2: float, y2: float) -> list:
@@ -79,7 +103,9 @@ def _box(x1: float, y1: float, x2: float, y2: float) -> list:
 
 
 def _boxes(*bs) -> torch.Tensor:
-    return torch.tensor([_box(*b) for b in bs], dtype=torch.float32)
+    """Boxes as four corners each; the second value: every box moved by (+1, +2) pixels (same sizes)."""
+    return twin(lambda second=False: torch.tensor([_box(*((b[0] + 1, b[1] + 2, b[2] + 1, b[3] + 2) if second else b)) for b in bs],
+                                                  dtype=torch.float32))
 
 
 def _box3d(x1, y1, z1, x2, y2, z2) -> list:
@@ -88,31 +114,57 @@ def _box3d(x1, y1, z1, x2, y2, z2) -> list:
 
 
 def _boxes3d(*bs) -> torch.Tensor:
-    return torch.tensor([_box3d(*b) for b in bs], dtype=torch.float32)
+    """3D boxes as eight corners each; the second value: every box moved by (+1, +2, 0) voxels."""
+    return twin(lambda second=False: torch.tensor([_box3d(*((b[0] + 1, b[1] + 2, b[2], b[3] + 1, b[4] + 2, b[5]) if second else b))
+                                                   for b in bs], dtype=torch.float32))
+
+
+def _crop_mat(rows: list) -> torch.Tensor:
+    """A (1, R, C) crop transform from its rows; the second value: the translation column moved by
+    +1.3, -0.7 (and +0.4) pixels (not by halves: nearest sampling would sit on rounding ties)."""
+    m = torch.tensor([rows])
+    moved = m.clone()
+    moved[0, : len(rows[0]) - 1, -1] += torch.tensor([1.3, -0.7, 0.4][: len(rows[0]) - 1])
+    return structured(m, moved)
 
 
 def _vol(b: int = 1, c: int = 1, seed: int = 5) -> torch.Tensor:
     return rand(b, c, 8, 16, 16, seed=seed)
 
 
-def _tps_points(batch_size: int = 1):
+def _tps_points_of(batch_size: int = 1, second: bool = False):
     src = torch.tensor([[-0.8, -0.8], [0.8, -0.8], [0.8, 0.8], [-0.8, 0.8], [0.0, 0.0], [0.3, -0.4]])
+    if second:
+        src = src * 0.9 + torch.tensor([0.05, -0.05])
     src = src.expand(batch_size, 6, 2).contiguous()
-    dst = (src + rand(batch_size, 6, 2, seed=21, low=-0.1, high=0.1)).contiguous()
+    dst = (src + rand(batch_size, 6, 2, seed=21 + FRESH_OFFSET * second, low=-0.1, high=0.1)).contiguous()
     return src, dst
 
 
+def _tps_points(batch_size: int = 1):
+    """Thin-plate-spline control points (well spread) and their moved copies."""
+    return twin(_tps_points_of, batch_size)
+
+
 def _tps_params(batch_size: int = 1):
-    src, dst = _tps_points(batch_size)
-    kw, aw = T.get_tps_transform(dst, src)
-    return dst, kw.contiguous(), aw.contiguous()
+    return derived(lambda src, dst: (dst, *(x.contiguous() for x in T.get_tps_transform(dst, src))), *_tps_points(batch_size))
 
 
 def _remap_maps(batch_size: int = 1, normalized: bool = False):
-    """Sampling maps: a smooth swirl of the pixel grid, mostly inside the 32x40 image."""
+    """Sampling maps: a smooth swirl of the pixel grid, mostly inside the 32x40 image (the second value:
+    another swirl)."""
+    return twin(_remap_maps_of, batch_size, normalized)
+
+
+def _remap_maps_of(batch_size: int = 1, normalized: bool = False, second: bool = False):
     ys, xs = torch.meshgrid(torch.arange(32.0), torch.arange(40.0), indexing="ij")
-    dx = 2.0 * torch.sin(ys / 5.0) + rand(32, 40, seed=31, low=-0.5, high=0.5)
-    dy = 1.5 * torch.cos(xs / 6.0) + rand(32, 40, seed=32, low=-0.5, high=0.5)
+    off = FRESH_OFFSET * second
+    if second:
+        dx = 1.5 * torch.cos(ys / 4.0) + rand(32, 40, seed=31 + off, low=-0.5, high=0.5)
+        dy = 2.0 * torch.sin(xs / 7.0) + rand(32, 40, seed=32 + off, low=-0.5, high=0.5)
+    else:
+        dx = 2.0 * torch.sin(ys / 5.0) + rand(32, 40, seed=31, low=-0.5, high=0.5)
+        dy = 1.5 * torch.cos(xs / 6.0) + rand(32, 40, seed=32, low=-0.5, high=0.5)
     mx, my = xs + dx, ys + dy
     if normalized:
         mx, my = mx / 39.0 * 2 - 1, my / 31.0 * 2 - 1
@@ -221,14 +273,19 @@ for nm, kw, ins in [
 # ---------------------------------------------------------------------------------------------
 # transform matrices
 # ---------------------------------------------------------------------------------------------
-_quad_src = torch.tensor([[[0.0, 0.0], [39.0, 0.0], [39.0, 31.0], [0.0, 31.0]]])
-_quad_dst = torch.tensor([[[2.0, 1.5], [37.0, -0.5], [38.5, 30.0], [1.0, 29.5]]])
+# quadrilaterals (the second values: other convex quadrilaterals)
+_quad_src = structured(torch.tensor([[[0.0, 0.0], [39.0, 0.0], [39.0, 31.0], [0.0, 31.0]]]),
+                       torch.tensor([[[1.0, 1.0], [38.0, 0.5], [38.5, 30.0], [0.5, 30.5]]]))
+_quad_dst = structured(torch.tensor([[[2.0, 1.5], [37.0, -0.5], [38.5, 30.0], [1.0, 29.5]]]),
+                       torch.tensor([[[-1.0, 0.5], [38.0, 2.0], [36.5, 31.5], [2.5, 28.0]]]))
 add(case("get_perspective_transform", GT, T.get_perspective_transform, (_quad_src.clone(), _quad_dst.clone())))
 add(case("get_perspective_transform[batch=2]", GT, T.get_perspective_transform,
-         (_quad_src.repeat(2, 1, 1), torch.cat([_quad_dst, _quad_dst + rand(1, 4, 2, seed=51, low=-2, high=2)]))))
-_cube = torch.tensor([[[0.0, 0.0, 0.0], [15.0, 0.0, 0.0], [15.0, 15.0, 0.0], [0.0, 15.0, 0.0],
-                       [0.0, 0.0, 7.0], [15.0, 0.0, 7.0], [15.0, 15.0, 7.0], [0.0, 15.0, 7.0]]])
-add(case("get_perspective_transform3d", GT, T.get_perspective_transform3d, (_cube.clone(), (_cube + rand(1, 8, 3, seed=52, low=-1, high=1)).contiguous())))
+         (derived(lambda q: q.repeat(2, 1, 1), _quad_src), derived(lambda q: torch.cat([q, q + rand(1, 4, 2, seed=51, low=-2, high=2)]), _quad_dst))))
+_cube = twin(lambda second=False: torch.tensor([[[0.0, 0.0, 0.0], [15.0, 0.0, 0.0], [15.0, 15.0, 0.0], [0.0, 15.0, 0.0],
+                                                 [0.0, 0.0, 7.0], [15.0, 0.0, 7.0], [15.0, 15.0, 7.0], [0.0, 15.0, 7.0]]])
+                   * (0.9 if second else 1.0) + (0.5 if second else 0.0))  # a box of corners (the second: smaller, moved)
+add(case("get_perspective_transform3d", GT, T.get_perspective_transform3d,
+         (_cube.clone(), derived(lambda c: (c + rand(1, 8, 3, seed=52, low=-1, high=1)).contiguous(), _cube))))
 
 _c2 = torch.tensor([[19.5, 15.5]])
 add(case("get_rotation_matrix2d", GT, T.get_rotation_matrix2d, (_c2.clone(), torch.tensor([30.0]), torch.tensor([[0.9, 0.9]]))))
@@ -251,7 +308,8 @@ add(case("get_translation_matrix2d", GT, T.get_translation_matrix2d, (torch.tens
 add(case("get_projective_transform", GT, T.get_projective_transform,
          (_c3.clone(), torch.tensor([[10.0, 20.0, -15.0]]), torch.tensor([[0.9, 1.0, 1.1]]))))
 add(case("invert_affine_transform", GT, T.invert_affine_transform, (_affine(2),)))
-_rz = torch.tensor([[[0.8, -0.6, 0.0], [0.6, 0.8, 0.0], [0.0, 0.0, 1.0]]])
+_rz = structured(torch.tensor([[[0.8, -0.6, 0.0], [0.6, 0.8, 0.0], [0.0, 0.0, 1.0]]]),
+                 torch.tensor([[[0.96, 0.28, 0.0], [-0.28, 0.96, 0.0], [0.0, 0.0, 1.0]]]))  # rotations about z
 add(case("projection_from_Rt", GT, T.projection_from_Rt, (_rz.clone(), torch.tensor([[[0.5], [-0.2], [2.0]]]))))
 
 # ---------------------------------------------------------------------------------------------
@@ -371,10 +429,10 @@ for nm, fn, kw, ins in [
     ("crop_by_indices[resize]", T.crop_by_indices, {"size": (12, 12)}, (img(), _b1.clone())),
     ("crop_by_indices[pad]", T.crop_by_indices, {"size": (20, 26), "shape_compensation": "pad"}, (img(), _b1.clone())),
     ("crop_by_indices[batch=2]", T.crop_by_indices, {"size": (16, 16)}, (batch(), _boxes((4.0, 3.0, 19.0, 18.0), (10.0, 8.0, 25.0, 23.0)))),
-    ("crop_by_transform_mat", T.crop_by_transform_mat, {"out_size": (18, 24)}, (img(), torch.tensor([[[1.0, 0.0, -4.0], [0.0, 1.0, -3.0], [0.0, 0.0, 1.0]]]))),
-    ("crop_by_transform_mat[scaled]", T.crop_by_transform_mat, {"out_size": (16, 16)}, (img(), torch.tensor([[[0.7, 0.05, -2.0], [-0.05, 0.9, -1.0], [0.0, 0.0, 1.0]]]))),
-    ("crop_by_transform_mat[nearest]", T.crop_by_transform_mat, {"out_size": (18, 24), "mode": "nearest"}, (img(), torch.tensor([[[1.0, 0.0, -4.0], [0.0, 1.0, -3.0], [0.0, 0.0, 1.0]]]))),
-    ("crop_by_transform_mat[border]", T.crop_by_transform_mat, {"out_size": (24, 30), "padding_mode": "border"}, (img(), torch.tensor([[[1.0, 0.0, 4.0], [0.0, 1.0, 3.0], [0.0, 0.0, 1.0]]]))),
+    ("crop_by_transform_mat", T.crop_by_transform_mat, {"out_size": (18, 24)}, (img(), _crop_mat([[1.0, 0.0, -4.0], [0.0, 1.0, -3.0], [0.0, 0.0, 1.0]]))),
+    ("crop_by_transform_mat[scaled]", T.crop_by_transform_mat, {"out_size": (16, 16)}, (img(), _crop_mat([[0.7, 0.05, -2.0], [-0.05, 0.9, -1.0], [0.0, 0.0, 1.0]]))),
+    ("crop_by_transform_mat[nearest]", T.crop_by_transform_mat, {"out_size": (18, 24), "mode": "nearest"}, (img(), _crop_mat([[1.0, 0.0, -4.0], [0.0, 1.0, -3.0], [0.0, 0.0, 1.0]]))),
+    ("crop_by_transform_mat[border]", T.crop_by_transform_mat, {"out_size": (24, 30), "padding_mode": "border"}, (img(), _crop_mat([[1.0, 0.0, 4.0], [0.0, 1.0, 3.0], [0.0, 0.0, 1.0]]))),
     ("center_crop", T.center_crop, {"size": (16, 20)}, (img(),)),
     ("center_crop[nearest]", T.center_crop, {"size": (16, 20), "mode": "nearest"}, (img(),)),
     ("center_crop[align_corners=False]", T.center_crop, {"size": (15, 21), "align_corners": False}, (img(),)),
@@ -389,9 +447,9 @@ for nm, fn, kw, ins in [
     ("crop_by_boxes3d", T.crop_by_boxes3d, {}, (_vol(), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0)), _boxes3d((0.0, 0.0, 0.0, 9.0, 9.0, 4.0)))),
     ("crop_by_boxes3d[nearest]", T.crop_by_boxes3d, {"interpolation": "nearest"}, (_vol(), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0)), _boxes3d((0.0, 0.0, 0.0, 4.0, 4.0, 2.0)))),
     ("crop_by_transform_mat3d", T.crop_by_transform_mat3d, {"out_size": (4, 8, 8)},
-     (_vol(), torch.tensor([[[1.0, 0.0, 0.0, -2.0], [0.0, 1.0, 0.0, -3.0], [0.0, 0.0, 1.0, -1.0], [0.0, 0.0, 0.0, 1.0]]]))),
+     (_vol(), _crop_mat([[1.0, 0.0, 0.0, -2.0], [0.0, 1.0, 0.0, -3.0], [0.0, 0.0, 1.0, -1.0], [0.0, 0.0, 0.0, 1.0]]))),
     ("crop_by_transform_mat3d[nearest]", T.crop_by_transform_mat3d, {"out_size": (4, 8, 8), "mode": "nearest"},
-     (_vol(), torch.tensor([[[0.8, 0.0, 0.0, -2.0], [0.0, 0.8, 0.0, -3.0], [0.0, 0.0, 0.8, -1.0]]]))),
+     (_vol(), _crop_mat([[0.8, 0.0, 0.0, -2.0], [0.0, 0.8, 0.0, -3.0], [0.0, 0.0, 0.8, -1.0]]))),
 ]:
     add(case(nm, GT, fn, ins, kwargs=kw))
 

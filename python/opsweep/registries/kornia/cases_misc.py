@@ -59,8 +59,13 @@ from kornia.geometry.vector import Vector2, Vector3
 from kornia.image import ChannelsOrder, ColorSpace, Image, ImageLayout, ImageSize, PixelFormat
 from kornia.sensors import camera as KCAM
 
-from opsweep import case
-from opsweep.registries.kornia._common import ByName, Forward, batch, detector_image, gray, img, rand, randint, randn, volume
+from opsweep.registries.kornia._common import (
+    FRESH_OFFSET, ByName, Forward, batch, case, derived, detector_image, gray, img, rand, randint, randn, structured, twin, volume,
+)
+
+# Inputs with structure (0/1 targets, probability heatmaps, rotations and poses, boxes, points inside the
+# image, camera parameters) declare a second value of the same kind (``twin``, ``derived``): the
+# fresh-input check runs on valid inputs.
 
 GL = "losses"
 GMT = "metrics"
@@ -106,7 +111,7 @@ LABELS_IGN = LABELS.clone()
 LABELS_IGN[:, :2, :] = -100  # a band of ignored pixels (ignore_index default)
 BIN_LOGITS = randn(2, 1, 16, 20, seed=72)
 BIN_LABELS = randint(0, 2, 2, 16, 20, seed=73)
-BIN_TARGET = BIN_LABELS.unsqueeze(1).float().contiguous()  # (B, 1, H, W) in {0, 1}
+BIN_TARGET = twin(lambda second=False: randint(0, 2, 2, 16, 20, seed=73 + FRESH_OFFSET * second).unsqueeze(1).float().contiguous())  # (B, 1, H, W) in {0, 1}
 IMG2 = (IMG + randn(1, 3, 32, 40, seed=74, scale=0.05)).clamp(0, 1).contiguous()  # a noisy copy of IMG
 BATCH2 = (BATCH + randn(2, 3, 32, 40, seed=75, scale=0.05)).clamp(0, 1).contiguous()
 VOL2 = (VOL + randn(1, 1, 8, 16, 16, seed=76, scale=0.05)).clamp(0, 1).contiguous()
@@ -115,9 +120,12 @@ BIG2 = (BIG + randn(1, 3, 96, 112, seed=78, scale=0.05)).clamp(0, 1).contiguous(
 
 
 def _heatmaps(seed):
-    """(B, N, H, W) heatmaps, each a distribution over H x W."""
-    x = randn(2, 3, 16, 20, seed=seed)
-    return torch.softmax(x.view(2, 3, -1), dim=-1).view(2, 3, 16, 20).contiguous()
+    """(B, N, H, W) heatmaps, each a distribution over H x W (the second value: seed + FRESH_OFFSET)."""
+    def build(second=False):
+        x = randn(2, 3, 16, 20, seed=seed + FRESH_OFFSET * second)
+        return torch.softmax(x.view(2, 3, -1), dim=-1).view(2, 3, 16, 20).contiguous()
+
+    return twin(build)
 
 
 HEAT1, HEAT2 = _heatmaps(79), _heatmaps(80)
@@ -139,17 +147,17 @@ IDEPTH = rand(2, 1, 32, 40, seed=91, low=0.1, high=1.0)  # positive inverse dept
 
 
 def _rot(seed, n):
-    """n proper rotation matrices (det +1) from seeded axis-angles."""
-    aa = randn(n, 3, seed=seed, scale=0.6)
-    return kornia.geometry.conversions.axis_angle_to_rotation_matrix(aa).contiguous()
+    """n proper rotation matrices (det +1) from seeded axis-angles (the second value: seed + FRESH_OFFSET)."""
+    return twin(lambda second=False: kornia.geometry.conversions.axis_angle_to_rotation_matrix(
+        randn(n, 3, seed=seed + FRESH_OFFSET * second, scale=0.6)).contiguous())
 
 
 R1 = _rot(92, 4)
-R2 = (R1 @ _rot(93, 4)).contiguous()  # R1 composed with another rotation: still proper
+R2 = derived(lambda a, b: (a @ b).contiguous(), R1, _rot(93, 4))  # R1 composed with another rotation: still proper
 T1 = randn(4, 3, 1, seed=94)
 T2 = (T1 + randn(4, 3, 1, seed=95, scale=0.1)).contiguous()
-P1 = torch.cat([R1, T1], dim=-1).contiguous()  # (4, 3, 4)
-P2 = torch.cat([R2, T2], dim=-1).contiguous()
+P1 = derived(lambda r, t: torch.cat([r, t], dim=-1).contiguous(), R1, T1)  # (4, 3, 4)
+P2 = derived(lambda r, t: torch.cat([r, t], dim=-1).contiguous(), R2, T2)
 FLOW1 = randn(2, 16, 20, 2, seed=96, scale=2.0)
 FLOW2 = (FLOW1 + randn(2, 16, 20, 2, seed=97, scale=0.5)).contiguous()
 DISP_T = rand(2, 16, 20, seed=98, low=1.0, high=40.0)
@@ -158,13 +166,26 @@ DISP_MASK = (rand(2, 16, 20, seed=100) > 0.2).contiguous()
 
 
 def _boxes(seed, n, size=40.0):
-    xy = rand(n, 2, seed=seed, high=size * 0.6)
-    wh = rand(n, 2, seed=seed + 1, low=4.0, high=size * 0.4)
-    return torch.cat([xy, xy + wh], dim=-1).contiguous()
+    """n boxes (x1, y1, x2, y2), x1 < x2, y1 < y2 (the second value: seed + FRESH_OFFSET)."""
+    def build(second=False):
+        off = FRESH_OFFSET * second
+        xy = rand(n, 2, seed=seed + off, high=size * 0.6)
+        wh = rand(n, 2, seed=seed + 1 + off, low=4.0, high=size * 0.4)
+        return torch.cat([xy, xy + wh], dim=-1).contiguous()
+
+    return twin(build)
 
 
 BOX_A = _boxes(101, 5)
-BOX_B = torch.cat([BOX_A[:3] + 1.5, _boxes(103, 2)]).contiguous()
+BOX_B = derived(lambda a, b: torch.cat([a[:3] + 1.5, b]).contiguous(), BOX_A, _boxes(103, 2))
+
+
+# line end points and rectangles inside the 40x32 image (the second values: others inside it)
+_LINE = (structured(torch.tensor([2.0, 3.0]), torch.tensor([5.0, 1.0])), structured(torch.tensor([35.0, 28.0]), torch.tensor([30.0, 31.0])))
+_LINES = (structured(torch.tensor([[2.0, 3.0], [30.0, 1.0]]), torch.tensor([[6.0, 30.0], [38.0, 4.0]])),
+          structured(torch.tensor([[35.0, 28.0], [5.0, 30.0]]), torch.tensor([[33.0, 2.0], [1.0, 20.0]])))
+_RECTS = structured(torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]]),
+                    torch.tensor([[[5.0, 1.0, 30.0, 20.0]], [[3.0, 8.0, 25.0, 31.0]]]))
 
 
 # ---- wrappers ----------------------------------------------------------------------------------
@@ -283,10 +304,15 @@ class _Pair:
     b: torch.Tensor
 
 
-PIN = torch.tensor([328.0, 328.0, 320.0, 240.0])
-BC = torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005, 0.0001, 0.0, 0.0, 0.0])
-KB = torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005])
-PTS3 = torch.cat([rand(8, 2, seed=104, low=-0.5, high=0.5), rand(8, 1, seed=105, low=1.0, high=4.0)], dim=-1).contiguous()
+# camera parameters (fx, fy, cx, cy[, distortion]); the second camera has other focal lengths, centre and lens
+PIN = structured(torch.tensor([328.0, 328.0, 320.0, 240.0]), torch.tensor([350.0, 340.0, 316.0, 244.0]))
+BC = structured(torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005, 0.0001, 0.0, 0.0, 0.0]),
+                torch.tensor([350.0, 340.0, 316.0, 244.0, -0.008, 0.003, -0.0005, 0.0008, -0.0002, 0.0, 0.0, 0.0]))
+KB = structured(torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005]),
+                torch.tensor([350.0, 340.0, 316.0, 244.0, -0.008, 0.003, -0.0005, 0.0008]))
+# points in front of the camera (z in [1, 4]); the second value: seeds + FRESH_OFFSET
+PTS3 = twin(lambda second=False: torch.cat([rand(8, 2, seed=104 + FRESH_OFFSET * second, low=-0.5, high=0.5),
+                                            rand(8, 1, seed=105 + FRESH_OFFSET * second, low=1.0, high=4.0)], dim=-1).contiguous())
 PTS2 = torch.cat([rand(8, 1, seed=106, low=20.0, high=620.0), rand(8, 1, seed=107, low=20.0, high=460.0)], dim=-1).contiguous()
 DEPTH = rand(8, seed=108, low=1.0, high=4.0)
 
@@ -413,8 +439,8 @@ CASES = [
          [torch.cat([BOX_A[:, :2], BOX_A[:, 2:] - BOX_A[:, :2]], -1).contiguous(),
           torch.cat([BOX_B[:, :2], BOX_B[:, 2:] - BOX_B[:, :2]], -1).contiguous()], kwargs={"box_format": "xywh"}),
     case("mean_average_precision", GMT, _MAP(),
-         [torch.stack([BOX_A[:4], BOX_B[:4]]), torch.tensor([[1, 2, 1, 2], [2, 1, 1, 2]]), rand(2, 4, seed=114),
-          torch.stack([BOX_A[:4] + 0.5, BOX_B[:4] - 0.5]), torch.tensor([[1, 2, 2, 2], [2, 1, 1, 1]])],
+         [derived(lambda a, b: torch.stack([a[:4], b[:4]]), BOX_A, BOX_B), torch.tensor([[1, 2, 1, 2], [2, 1, 1, 2]]), rand(2, 4, seed=114),
+          derived(lambda a, b: torch.stack([a[:4] + 0.5, b[:4] - 0.5]), BOX_A, BOX_B), torch.tensor([[1, 2, 2, 2], [2, 1, 1, 1]])],
          note="two images, 4 predicted and 4 ground-truth boxes each, classes 1-2 (0 is background), some labels wrong"),
     case("aepe", GMT, KMET.aepe, [FLOW1, FLOW2]),
     case("aepe[reduction=none]", GMT, KMET.aepe, [FLOW1, FLOW2], kwargs={"reduction": "none"}),
@@ -455,15 +481,15 @@ CASES = [
     case("Image[float,uint8]", GI, _ImageMethod("float"), [(IMG[0] * 255).to(torch.uint8)], note="uint8 image to float32"),
     case("Image[clone]", GI, _ImageMethod("clone"), [IMG[0]]),
     case("Image[data]", GI, _ImageMethod("data"), [IMG[0]], note="construct with layout checks, read .data"),
-    case("draw_line", GI, KI.draw_line, [IMG[0].clone(), torch.tensor([2.0, 3.0]), torch.tensor([35.0, 28.0]), torch.tensor([1.0, 0.0, 0.0])]),
+    case("draw_line", GI, KI.draw_line, [IMG[0].clone(), *_LINE, torch.tensor([1.0, 0.0, 0.0])]),
     case("draw_line[batch_of_lines]", GI, KI.draw_line,
-         [IMG[0].clone(), torch.tensor([[2.0, 3.0], [30.0, 1.0]]), torch.tensor([[35.0, 28.0], [5.0, 30.0]]), torch.tensor([1.0, 0.0, 0.0])]),
-    case("draw_rectangle", GI, KI.draw_rectangle, [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]])]),
+         [IMG[0].clone(), *_LINES, torch.tensor([1.0, 0.0, 0.0])]),
+    case("draw_rectangle", GI, KI.draw_rectangle, [BATCH.clone(), _RECTS.clone()]),
     case("draw_rectangle[fill,color]", GI, ByName(KI.draw_rectangle, ["image", "rectangle", "color"]),
-         [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]]), torch.tensor([0.0, 1.0, 0.0])],
+         [BATCH.clone(), _RECTS.clone(), torch.tensor([0.0, 1.0, 0.0])],
          kwargs={"fill": True}),
     case("draw_rectangle[line_width=3]", GI, ByName(KI.draw_rectangle, ["image", "rectangle", "color"]),
-         [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]]), torch.tensor([0.0, 1.0, 0.0])],
+         [BATCH.clone(), _RECTS.clone(), torch.tensor([0.0, 1.0, 0.0])],
          kwargs={"line_width": 3}),
     case("draw_point2d", GI, KI.draw_point2d, [IMG[0].clone(), torch.tensor([[3, 4], [20, 10], [39, 31]]), torch.tensor([1.0, 1.0, 0.0])]),
     case("draw_convex_polygon", GI, KI.draw_convex_polygon,
@@ -512,8 +538,8 @@ CASES = [
          lambda x: KU.create_meshgrid(32, 40, normalized_coordinates=False, device=x.device, dtype=x.dtype)), [IMG]),
     case("utils.create_meshgrid3d", GU, Forward(KU.create_meshgrid3d, lambda x: KU.create_meshgrid3d(8, 16, 16, device=x.device, dtype=x.dtype)),
          [VOL], note="deprecated shim of geometry.create_meshgrid3d; built for the input's dtype/device"),
-    case("utils.draw_line", GU, KU.draw_line, [IMG[0].clone(), torch.tensor([2.0, 3.0]), torch.tensor([35.0, 28.0]), torch.tensor([1.0, 0.0, 0.0])]),
-    case("utils.draw_rectangle", GU, KU.draw_rectangle, [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]])]),
+    case("utils.draw_line", GU, KU.draw_line, [IMG[0].clone(), *_LINE, torch.tensor([1.0, 0.0, 0.0])]),
+    case("utils.draw_rectangle", GU, KU.draw_rectangle, [BATCH.clone(), _RECTS.clone()]),
     case("utils.draw_point2d", GU, KU.draw_point2d, [IMG[0].clone(), torch.tensor([[3, 4], [20, 10], [39, 31]]), torch.tensor([1.0, 1.0, 0.0])]),
     case("utils.draw_convex_polygon", GU, KU.draw_convex_polygon,
          [BATCH.clone(), torch.tensor([[[4.0, 4.0], [30.0, 6.0], [20.0, 28.0]], [[10.0, 2.0], [36.0, 12.0], [8.0, 25.0]]]),

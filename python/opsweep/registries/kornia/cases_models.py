@@ -56,12 +56,11 @@ from kornia.models.vit import VisionTransformer
 from kornia.models.vit_mobile import MobileViT
 from kornia.models.yunet import YuNet
 
-from opsweep import case
 from opsweep.case import lazy
 
 NOT_SURVEYED: dict = {}  # the configuration / result dataclasses are types, not operators (not counted)
 
-from ._common import Built, ByName, batch, img, rand, randint, randn
+from ._common import Built, ByName, batch, case, img, rand, randint, randn, structured
 
 # Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
 # name (opsweep.case.construction_seed), so loading this registry builds none of them. Every case here
@@ -169,11 +168,13 @@ def _sam_call(multimask_output):
 _SAM_IMG = rand(1, 3, 1024, 1024, seed=70)
 _PTS = rand(1, 2, 2, seed=71, low=100.0, high=900.0)
 _LBL = torch.tensor([[1, 0]])
+# a box prompt (x1, y1, x2, y2), x1 < x2, y1 < y2 (the second value: another box, for the fresh-input check)
+_SAM_BOX = structured(torch.tensor([[200.0, 150.0, 700.0, 800.0]]), torch.tensor([[300.0, 250.0, 850.0, 700.0]]))
 add(case("Sam", "models.segmentation", lazy(_sam_call, True, surveys=Sam), [_SAM_IMG, _PTS, _LBL],
          note=f"{RI}; a 1-block ViT encoder of width 32 (SamConfig with encoder_* fields), 1024x1024 input, "
          "two point prompts, multimask output"))
 add(case("Sam[box,mask,single]", "models.segmentation", lazy(_sam_call, False, surveys=Sam),
-         [_SAM_IMG, _PTS, _LBL, torch.tensor([[200.0, 150.0, 700.0, 800.0]]), randn(1, 1, 256, 256, seed=72)],
+         [_SAM_IMG, _PTS, _LBL, _SAM_BOX, randn(1, 1, 256, 256, seed=72)],
          note=f"{RI}; point, box and mask prompts, single mask output"))
 
 

@@ -1,0 +1,230 @@
+"""Recording the code a job runs: a C-level profiler (``cProfile``, call events only) on the
+job's thread, a Python profile function on threads started meanwhile, and the code objects Dynamo
+translates (docs/formats.md section 3.1, item 1). The profiler is paused where only torch runs and
+it would cost most: while Dynamo interprets bytecode (its translator hook sees that code), resumed
+in the backend it calls, and in torch.onnx's stages after the capture."""
+
+from __future__ import annotations
+
+import cProfile
+import functools
+import sys
+import threading
+import types
+from typing import Any
+
+
+_dynamo_hook_state = {"installed": False, "error": ""}
+_active_recorders: list["Recorder"] = []
+
+
+def _install_dynamo_hook() -> str:
+    """Patch Dynamo (once per process) so that, while a recorder is active:
+    - every code object Dynamo translates (the frame it compiles and every function it inlines or
+      tries to, run or not) reaches the recorder: ``InstructionTranslatorBase.__init__``;
+    - the profiler is paused while Dynamo interprets bytecode (``convert_frame._compile``), where
+      the hook above sees the code and a profiler would double the time of a compile job, and
+      resumed while the backend compiles the graph (``OutputGraph.call_user_compiler``:
+      AOTAutograd and inductor run real Python there, e.g. a custom op's fake kernel).
+    Returns "" or why the hook could not be installed (then jobs get no deps)."""
+    if _dynamo_hook_state["installed"]:
+        return ""
+    if _dynamo_hook_state["error"]:
+        return _dynamo_hook_state["error"]
+    try:
+        from torch._dynamo import convert_frame, output_graph, symbolic_convert
+    except Exception as e:  # noqa: BLE001
+        _dynamo_hook_state["error"] = f"torch._dynamo cannot be imported: {type(e).__name__}"
+        return _dynamo_hook_state["error"]
+    base = getattr(symbolic_convert, "InstructionTranslatorBase", None)
+    original_init = getattr(base, "__init__", None)
+    original_compile = getattr(convert_frame, "_compile", None)
+    graph = getattr(output_graph, "OutputGraph", None)
+    original_backend = getattr(graph, "call_user_compiler", None)
+    if base is None or original_init is None or original_compile is None or original_backend is None:
+        _dynamo_hook_state["error"] = "torch._dynamo lacks the functions the deps hook wraps"
+        return _dynamo_hook_state["error"]
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+        original_init(self, *args, **kwargs)
+        if _active_recorders:
+            code = getattr(self, "f_code", None)
+            if isinstance(code, types.CodeType):
+                for r in _active_recorders:
+                    r.dynamo_codes.add(code)
+
+    @functools.wraps(original_compile)
+    def _compile(*args: Any, **kwargs: Any) -> Any:
+        recorder = _active_recorders[-1] if _active_recorders else None
+        if recorder is None:
+            return original_compile(*args, **kwargs)
+        recorder.pause()
+        try:
+            return original_compile(*args, **kwargs)
+        finally:
+            recorder.resume()
+
+    @functools.wraps(original_backend)
+    def call_user_compiler(*args: Any, **kwargs: Any) -> Any:
+        recorder = _active_recorders[-1] if _active_recorders else None
+        if recorder is None or not recorder.paused:
+            return original_backend(*args, **kwargs)
+        recorder.resume()
+        try:
+            return original_backend(*args, **kwargs)
+        finally:
+            recorder.pause()
+
+    __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
+    base.__init__ = __init__
+    convert_frame._compile = _compile
+    graph.call_user_compiler = call_user_compiler
+    _dynamo_hook_state["installed"] = True
+    _pause_in_onnx_internals()
+    return ""
+
+
+# torch.onnx's stages after the capture: they decompose, translate and optimise a graph of aten ops,
+# running no library code (a library's own custom-op kernels aside), and cost most of an ONNX
+# export. Pausing there is only ever an optimisation: a missing name leaves the profiler on.
+_ONNX_QUIET = (
+    ("torch.onnx._internal.exporter._core", None, "_prepare_exported_program_for_export"),
+    ("torch.onnx._internal.exporter._core", None, "_exported_program_to_onnx_program"),
+    ("torch.onnx._internal.exporter._onnx_program", "ONNXProgram", "optimize"),
+    ("torch.onnx._internal.exporter._registration", "ONNXRegistry", "from_torchlib"),
+)
+
+
+def _quiet(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        recorder = _active_recorders[-1] if _active_recorders else None
+        if recorder is None:
+            return fn(*args, **kwargs)
+        recorder.pause()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            recorder.resume()
+
+    wrapper._opsweep_quiet = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _pause_in_onnx_internals() -> None:
+    import importlib
+
+    for module_name, class_name, attr in _ONNX_QUIET:
+        try:
+            owner: Any = importlib.import_module(module_name)
+            if class_name is not None:
+                owner = getattr(owner, class_name)
+            raw = vars(owner)[attr] if class_name is not None else getattr(owner, attr)
+        except Exception:  # noqa: BLE001 - not there in this torch: no pause
+            continue
+        kind = type(raw) if isinstance(raw, (classmethod, staticmethod)) else None
+        fn = raw.__func__ if kind is not None else raw
+        if getattr(fn, "_opsweep_quiet", False):
+            continue
+        setattr(owner, attr, kind(_quiet(fn)) if kind is not None else _quiet(fn))
+
+
+def prepare_recording() -> None:
+    """Install what recording needs before any job's clock starts (the Dynamo hook)."""
+    _install_dynamo_hook()
+
+
+class Recorder:
+    """The code objects a job enters: a C-level profiler (calls only) on this thread, a Python
+    profile function on threads started meanwhile, and Dynamo's translated code.
+
+    ``start()`` / ``stop()`` bracket one window; several windows add up. ``problem`` says why the
+    recording is incomplete ("" when it is complete).
+    """
+
+    def __init__(self) -> None:
+        self.codes: set[types.CodeType] = set()
+        self.dynamo_codes: set[types.CodeType] = set()
+        self.problem = ""
+        self._profiler: cProfile.Profile | None = None
+        self._paused = 0
+        self._thread_codes: set[types.CodeType] = set()
+
+    def start(self) -> None:
+        if self._profiler is not None:
+            return
+        why = _install_dynamo_hook()
+        if why and not self.problem:
+            self.problem = why
+        if sys.getprofile() is not None and not self.problem:
+            self.problem = "another profiler was active when the job started"
+        profiler = cProfile.Profile(builtins=False, subcalls=False)
+        add = self._thread_codes.add
+
+        def thread_profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call":
+                add(frame.f_code)
+
+        self._previous_thread_profile = threading.getprofile()
+        threading.setprofile(thread_profile)
+        _active_recorders.append(self)
+        self._profiler = profiler
+        profiler.enable()
+
+    def pause(self) -> None:
+        """Stop profiling until ``resume`` (nested pauses count)."""
+        if self._profiler is None:
+            return
+        self._paused += 1
+        if self._paused == 1:
+            if sys.getprofile() is not self._profiler and not self.problem:
+                self.problem = "the job replaced the profiler that records the code it runs"
+            self._profiler.disable()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused > 0
+
+    def resume(self) -> None:
+        if self._profiler is None or self._paused == 0:
+            return
+        self._paused -= 1
+        if self._paused == 0:
+            self._profiler.enable()
+
+    def stop(self) -> None:
+        profiler = self._profiler
+        if profiler is None:
+            return
+        displaced = self._paused == 0 and sys.getprofile() is not profiler
+        self._paused = 0
+        profiler.disable()
+        threading.setprofile(self._previous_thread_profile)  # type: ignore[arg-type]
+        if self in _active_recorders:
+            _active_recorders.remove(self)
+        self._profiler = None
+        if displaced and not self.problem:
+            self.problem = "the job replaced the profiler that records the code it runs"
+        for entry in profiler.getstats():
+            if not isinstance(entry.code, str):
+                self.codes.add(entry.code)
+        self.codes |= self._thread_codes
+        self._thread_codes = set()
+
+    def __enter__(self) -> "Recorder":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def all_codes(self) -> set[types.CodeType]:
+        return self.codes | self.dynamo_codes
+
+    def merged(self, other: "Recorder") -> "Recorder":
+        """One recorder holding both windows' codes (and the first problem of either)."""
+        out = Recorder()
+        out.codes = self.codes | other.codes
+        out.dynamo_codes = self.dynamo_codes | other.dynamo_codes
+        out.problem = self.problem or other.problem
+        return out
