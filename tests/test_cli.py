@@ -17,7 +17,7 @@ import merge_db  # noqa: E402
 import run_helpers as h  # noqa: E402
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-VERBS = ("run", "merge", "render", "coverage")
+VERBS = ("run", "merge", "render", "coverage", "explain", "results", "diff")
 
 
 def code_lines(text):
@@ -106,7 +106,7 @@ def test_an_unknown_verb_is_named_with_the_list_of_verbs(binary):
     p = subprocess.run([str(binary), "teleport"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2
     assert p.stderr == ("opsweep: error: 'teleport' is not a command; the commands are run, merge, render, "
-                        "coverage, explain and results (see opsweep --help)\n")
+                        "coverage, explain, results and diff (see opsweep --help)\n")
     p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "A subcommand is required" in p.stderr
 

@@ -200,7 +200,7 @@ def test_a_bernoulli_draw_is_folded_to_a_constant_by_the_onnx_exporter(fidelity)
     folds the draw), so it returns the trace-time sample forever. export and compile keep it."""
     r = fidelity[("bernoulli_mask[random]", "onnx")]
     assert _status(r) == ("mismatch", "compare") and r["detail"].startswith(RANDOMNESS_FROZEN)
-    assert r["onnx"]["op_types"] == []
+    assert set(r["onnx"]["op_types"]) <= {"Constant"}  # no node but constants (torch 2.9 keeps a Constant node)
     for path in ("export", "compile"):
         assert _status(fidelity[("bernoulli_mask[random]", path)]) == ("ok-unverified", "")
 
@@ -230,7 +230,7 @@ def test_kornia_probability_generator_is_frozen_in_onnx(kornia_generators):
     r = kornia_generators["ProbabilityGenerator"]
     assert _status(r) == ("mismatch", "compare"), r["detail"]
     assert r["detail"] == f"{RANDOMNESS_FROZEN}: output 0 identical under 8 seeds, eager's vary"
-    assert r["onnx"]["op_types"] == []
+    assert set(r["onnx"]["op_types"]) <= {"Constant"}  # no node but constants (torch 2.9 keeps a Constant node)
 
 
 def test_kornia_resize_generator_draws_nothing_and_is_compared(kornia_generators):
@@ -238,7 +238,7 @@ def test_kornia_resize_generator_draws_nothing_and_is_compared(kornia_generators
     seed, its graph with no node is right, and its values are compared with eager (they match)."""
     r = kornia_generators["ResizeGenerator"]
     assert _status(r) == ("ok-unverified", ""), r["detail"]
-    assert r["onnx"]["op_types"] == []
+    assert set(r["onnx"]["op_types"]) <= {"Constant"}  # no node but constants (torch 2.9 keeps a Constant node)
     assert r["checks"]["randomness"] == {
         "ran": False, "passed": None,
         "why": "eager gives the same outputs under 9 seeds (no randomness reaches them): values compared with eager",

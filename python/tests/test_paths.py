@@ -72,3 +72,25 @@ def test_kwargs_and_methods_are_wrapped():
     raw = make_module(c, flat_outputs=False)(torch.ones(2))
     assert isinstance(raw, dict)
     assert isinstance(CaseModule(torch.relu, None, {}, False), torch.nn.Module)
+
+
+def test_onnxruntime_outputs_never_alias_the_fed_inputs():
+    """onnxruntime 1.23 returns a graph input used as an output as a view of the feed's buffer,
+    which dies with the inputs: every output must own its memory (else freed memory is judged)."""
+    import numpy as np
+
+    from opsweep.paths.onnx import run_session
+
+    class Spec:
+        def __init__(self, name):
+            self.name = name
+
+    class AliasingSession:  # what onnxruntime 1.23 does for an identity graph
+        def run(self, _names, feeds):
+            return [feeds["x"], feeds["y"][:1], [feeds["x"]]]
+
+    x, y = torch.randn(2, 3), torch.randn(4)
+    out = run_session(AliasingSession(), [Spec("x"), Spec("y")], (x, y))
+    assert not np.shares_memory(out[0], x.numpy()) and not np.shares_memory(out[1], y.numpy())
+    assert np.array_equal(out[0], x.numpy()) and np.array_equal(out[1], y.numpy()[:1])
+    assert isinstance(out[2], list)  # a sequence output is passed through as onnxruntime gave it

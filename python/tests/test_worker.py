@@ -227,10 +227,16 @@ def test_inference_mode_leaked_by_a_failed_compile_is_restored(tmp_path):
         leaked = w.job("InferenceAttention", "compile")
         assert leaked["type"] == "result", leaked
         r = leaked["record"]
-        assert (r["status"], r["step"]) == ("fail", "compile"), r
-        assert "Cannot set version_counter for inference tensor" in r["error"]["message"]
-        assert len(r["notes"]) == 1 and r["notes"][0].startswith("the job left torch's thread-local state changed ("), r
-        assert r["notes"][0].endswith("); the worker restored it")
+        import torch
+
+        if tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]) < (2, 13):
+            # torch 2.9 compiles it without failing (measured): nothing leaks, nothing to restore
+            assert (r["status"], r["notes"]) == ("ok", []), r
+        else:
+            assert (r["status"], r["step"]) == ("fail", "compile"), r
+            assert "Cannot set version_counter for inference tensor" in r["error"]["message"]
+            assert len(r["notes"]) == 1 and r["notes"][0].startswith("the job left torch's thread-local state changed ("), r
+            assert r["notes"][0].endswith("); the worker restored it")
         # the same worker goes on measuring correctly, and its state is the baseline again
         after = w.job("noisy", "compile")
         assert after["type"] == "result" and after["record"]["status"] == "ok" and after["record"]["notes"] == []

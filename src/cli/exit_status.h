@@ -3,7 +3,8 @@
 //   0    done: the verb did what was asked and has nothing to report;
 //   1    done with findings that need attention: merge refused (or, with --force, wrote) a survey
 //        that is incomplete or inconsistent; run stopped before every planned job had a record
-//        (the restart cap); coverage below --min; (to come: diff found a regression);
+//        (the restart cap); coverage below --min; diff found a regression (with --fail-on change:
+//        any change);
 //   2    bad input or usage: an unknown verb or option, a bad value, an input that cannot be read
 //        or is refused (a results database, a snapshot, rules, objects.inv, a registry), a worker
 //        that cannot start, an output that cannot be written;

@@ -1,116 +1,122 @@
-// `opsweep render SNAPSHOT --html OUT.html [--rst OUT.rst] [--md OUT.md] [--api-base URL]`
+// `opsweep render SNAPSHOT [SNAPSHOT ...] (--html OUT.html | --rst OUT.rst | --md OUT.md | -o DIR)
+//                 [--current SNAPSHOT] [--api-base URL]`
 //
-// Reads and validates the snapshot, builds the one view model and renders every requested format
-// in memory first: a damaged snapshot writes nothing. Then every output is written to a temporary
-// file beside its destination (util/atomic_file.h), and only when all are written are they
-// committed (flushed and renamed into place), so a reader never sees a half-written page.
+// Reads and validates the snapshots, builds the one view model and renders every requested format
+// in memory first: a damaged snapshot writes nothing. With one snapshot, the page of that survey;
+// with several (one library under several torch releases), the same page for one of them (the
+// newest release, or --current) with the history of every row across the releases
+// (render/history.h). `-o DIR` writes DIR/index.html, DIR/page.rst and DIR/page.md. Every output
+// is written to a temporary file beside its destination and only when all are written are they
+// renamed into place, so a reader never sees a half-written page.
 //
 // Exit status (cli/exit_status.h): 0 written; 2 bad input or usage (no output asked for, a snapshot
-// that cannot be read or is refused, an output that cannot be written).
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+// that cannot be read or is refused, snapshots that make no history, an output that cannot be
+// written).
+#include <algorithm>
+#include <filesystem>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "cli/exit_status.h"
+#include "cli/snapshot_files.h"
 #include "cli/verbs.h"
+#include "render/history.h"
 #include "render/html_writer.h"
 #include "render/markdown_writer.h"
 #include "render/rst_writer.h"
-#include "cli/exit_status.h"
 #include "render/view_model.h"
-#include "snapshot/snapshot_reader.h"
-#include "util/atomic_file.h"
 
 namespace opsweep::cli {
 namespace {
 
 struct RenderArgs {
-  std::string snapshot;
+  std::vector<std::string> snapshots;
   std::string html;
   std::string rst;
   std::string md;
+  std::string out_dir;
+  std::string current;
   std::string api_base;
 };
 
-struct Output {
-  std::string path;
-  std::string content;
-};
-
-// Messages name user data (record names): keep them to one line.
-std::string OneLineMessage(std::string text) {
-  for (char& ch : text) {
-    if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
-  }
-  return text;
+int Fail(const std::string& message) {
+  fmt::print(stderr, "opsweep render: {}\n", OneLineMessage(message));
+  return kExitBadInput;
 }
 
-bool ReadFile(const std::string& path, std::string* out, std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = std::strerror(errno);
-    return false;
+// The view model of one snapshot, or of several as a history. `current` names one of them (as given
+// on the command line, or by the same file); "" means the newest release.
+bool MakeViewModel(const RenderArgs& args, const std::vector<snapshot::Snapshot>& snapshots, render::ViewModel* vm,
+                   std::string* err) {
+  const render::RenderOptions options{args.api_base};
+  if (snapshots.size() == 1) {
+    if (!args.current.empty()) {
+      *err = "--current is for a history (several snapshots)";
+      return false;
+    }
+    *vm = render::BuildViewModel(snapshots.front(), options);
+    return true;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    *err = "read error";
-    return false;
+  std::vector<const snapshot::Snapshot*> given, ordered;
+  for (const auto& s : snapshots) given.push_back(&s);
+  if (!render::OrderReleases(given, &ordered, err)) return false;
+  std::size_t current = ordered.size() - 1;
+  if (!args.current.empty()) {
+    std::error_code ec;
+    const snapshot::Snapshot* chosen = nullptr;
+    for (std::size_t i = 0; i < args.snapshots.size(); ++i) {
+      const std::string given = SnapshotFilePath(args.snapshots[i]), wanted = SnapshotFilePath(args.current);
+      if (given == wanted || std::filesystem::equivalent(given, wanted, ec)) {
+        chosen = &snapshots[i];
+      }
+    }
+    if (chosen == nullptr) {
+      *err = fmt::format("--current {} is not one of the snapshots given", args.current);
+      return false;
+    }
+    current = static_cast<std::size_t>(std::find(ordered.begin(), ordered.end(), chosen) - ordered.begin());
   }
-  *out = std::move(buffer).str();
+  *vm = render::BuildHistoryViewModel(ordered, current, options);
   return true;
 }
 
 int Render(const RenderArgs& args) {
-  if (args.html.empty() && args.rst.empty() && args.md.empty()) {
-    fmt::print(stderr, "opsweep render: nothing to write: give --html, --rst and/or --md\n");
-    return kExitBadInput;
+  RenderArgs a = args;
+  if (!a.out_dir.empty()) {
+    const std::filesystem::path dir(a.out_dir);
+    if (a.html.empty()) a.html = (dir / "index.html").string();
+    if (a.rst.empty()) a.rst = (dir / "page.rst").string();
+    if (a.md.empty()) a.md = (dir / "page.md").string();
   }
-  std::string text, err;
-  if (!ReadFile(args.snapshot, &text, &err)) {
-    fmt::print(stderr, "opsweep render: {}: cannot read: {}\n", args.snapshot, err);
-    return kExitBadInput;
+  if (a.html.empty() && a.rst.empty() && a.md.empty()) {
+    return Fail("nothing to write: give --html, --rst, --md or -o DIR");
   }
-  snapshot::Snapshot snapshot;
-  if (!snapshot::ReadSnapshot(text, &snapshot, &err)) {
-    fmt::print(stderr, "opsweep render: {}: {}\n", args.snapshot, OneLineMessage(err));
-    return kExitBadInput;
+  std::vector<snapshot::Snapshot> snapshots(a.snapshots.size());
+  std::string err;
+  for (std::size_t i = 0; i < a.snapshots.size(); ++i) {
+    if (!LoadSnapshotFile(a.snapshots[i], &snapshots[i], &err)) return Fail(err);
   }
-  const render::ViewModel vm = render::BuildViewModel(snapshot, {args.api_base});
+  render::ViewModel vm;
+  if (!MakeViewModel(a, snapshots, &vm, &err)) return Fail(err);
 
   std::vector<Output> outputs;
-  if (!args.html.empty()) {
+  if (!a.html.empty()) {
     std::string html;
-    if (!render::WriteHtml(vm, &html, &err)) {
-      fmt::print(stderr, "opsweep render: {}\n", err);
-      return kExitBadInput;
-    }
-    outputs.push_back({args.html, std::move(html)});
+    if (!render::WriteHtml(vm, &html, &err)) return Fail(err);
+    outputs.push_back({a.html, std::move(html)});
   }
-  if (!args.rst.empty()) outputs.push_back({args.rst, render::WriteRst(vm)});
-  if (!args.md.empty()) outputs.push_back({args.md, render::WriteMarkdown(vm)});
-
-  // Every output is written to its temporary file before any is renamed into place.
-  std::vector<std::unique_ptr<AtomicFile>> files;
-  for (const Output& output : outputs) {
-    files.push_back(std::make_unique<AtomicFile>(output.path));
-    if (!files.back()->Write(output.content, &err)) {
-      fmt::print(stderr, "opsweep render: cannot write {}\n", OneLineMessage(err));
-      return kExitBadInput;  // the AtomicFiles remove their temporary files
-    }
+  if (!a.rst.empty()) outputs.push_back({a.rst, render::WriteRst(vm)});
+  if (!a.md.empty()) outputs.push_back({a.md, render::WriteMarkdown(vm)});
+  if (!a.out_dir.empty()) {  // only now that there is something to write
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) return Fail(fmt::format("cannot create {}: {}", a.out_dir, ec.message()));
   }
-  for (auto& file : files) {
-    if (!file->Commit(&err)) {
-      fmt::print(stderr, "opsweep render: cannot write {}\n", OneLineMessage(err));
-      return kExitBadInput;
-    }
-  }
+  if (!WriteOutputs(outputs, &err)) return Fail(err);
   return kExitDone;
 }
 
@@ -119,11 +125,20 @@ int Render(const RenderArgs& args) {
 void RegisterRender(CLI::App& app, int* status) {
   auto args = std::make_shared<RenderArgs>();
   auto* cmd = app.add_subcommand(
-      "render", "Render a snapshot as a self-contained HTML page, reStructuredText and Markdown");
-  cmd->add_option("snapshot", args->snapshot, "The snapshot (snapshot.json) to render")->required();
+      "render",
+      "Render a snapshot (or one library's snapshots under several torch releases, with their history) as a "
+      "self-contained HTML page, reStructuredText and Markdown");
+  cmd->add_option("snapshot", args->snapshots,
+                  "The snapshot(s) to render: snapshot.json files or folders holding one; several make a "
+                  "history page")
+      ->required();
   cmd->add_option("--html", args->html, "Write the self-contained HTML page here");
   cmd->add_option("--rst", args->rst, "Write the reStructuredText page (for Sphinx) here");
   cmd->add_option("--md", args->md, "Write the Markdown page (for a README) here");
+  cmd->add_option("-o,--out-dir", args->out_dir,
+                  "Write DIR/index.html, DIR/page.rst and DIR/page.md (unless --html, --rst or --md say otherwise)");
+  cmd->add_option("--current", args->current,
+                  "With several snapshots: the one whose tables the page shows (default: the newest torch release)");
   cmd->add_option("--api-base", args->api_base,
                   "Link operators with an API cross-reference to this URL ({api} is replaced by "
                   "the documented name; without it the name is appended)");

@@ -14,6 +14,7 @@ void RegisterRender(CLI::App& app, int* status);    // verb_render.cc
 void RegisterCoverage(CLI::App& app, int* status);  // verb_coverage.cc
 void RegisterExplain(CLI::App& app, int* status);   // verb_explain.cc
 void RegisterResults(CLI::App& app, int* status);   // verb_results.cc
+void RegisterDiff(CLI::App& app, int* status);      // verb_diff.cc
 
 // The tool's version, as compiled in.
 const char* ToolVersion();

@@ -163,6 +163,98 @@ class Page {
     out_ += "</section>\n";
   }
 
+  void Releases() {
+    if (!vm_.history) return;
+    const HistoryView& h = *vm_.history;
+    out_ += "<section id=\"releases\">\n<h2>Torch releases</h2>\n";
+    out_ += fmt::format(
+        "<p class=\"grp\">The same cases under {} torch releases. The tables below show {}; each of their cells "
+        "carries a strip with the status under every release, oldest first, and a mark where support changed. "
+        "<a href=\"#changes\">Every change between releases</a> is listed below.</p>\n",
+        h.releases.size(), E(h.releases[h.current].label));
+    out_ += "<div class=\"tw\">\n<table class=\"summary releases\">\n<thead><tr><th scope=\"col\">Release</th>"
+            "<th scope=\"col\">Measured</th><th scope=\"col\">Library</th>";
+    for (const PathView& path : vm_.paths) out_ += "<th scope=\"col\">" + E(path.title) + "</th>";
+    out_ += "<th scope=\"col\">Environment</th></tr></thead>\n<tbody>\n";
+    for (const ReleaseView& release : h.releases) {
+      out_ += fmt::format("<tr{}><th scope=\"row\"><code>{}</code>{}</th><td>{}</td><td>{}</td>",
+                          release.current ? " class=\"cur\"" : "", E(release.label),
+                          release.current ? " <small>(shown)</small>" : "", E(release.date), E(release.library));
+      for (std::size_t p = 0; p < release.counts.size(); ++p) {
+        const PathCount& count = release.counts[p];
+        if (!release.has_path[p]) {
+          out_ += "<td><small>not surveyed</small></td>";
+        } else {
+          out_ += fmt::format("<td>{} / {}<small>{}</small></td>", FormatCount(count.supported),
+                              FormatCount(count.probed), E(count.percent));
+        }
+      }
+      out_ += "<td class=\"renv\">";
+      for (std::size_t i = 0; i < release.environment.size(); ++i) {
+        out_ += fmt::format("{}{} <code>{}</code>", i > 0 ? ", " : "", E(release.environment[i].label),
+                            E(release.environment[i].value));
+      }
+      out_ += "</td></tr>\n";
+    }
+    out_ += "</tbody>\n</table>\n</div>\n</section>\n";
+  }
+
+  void Changes() {
+    if (!vm_.history) return;
+    out_ += "<section id=\"changes\">\n<h2>Changes between torch releases</h2>\n";
+    for (const ReleaseChangesView& change : vm_.history->changes) {
+      out_ += fmt::format("<article class=\"reason chg\" id=\"{0}\">\n<h3><a class=\"perma\" href=\"#{0}\" "
+                          "aria-label=\"Link to these changes\">#</a>{1} \u2192 {2}<span class=\"cnt\">{3}</span></h3>\n",
+                          E(change.anchor), E(change.from), E(change.to), E(change.summary));
+      if (!change.environment.empty()) {
+        out_ += "<p class=\"grp\">Environment: ";
+        for (std::size_t i = 0; i < change.environment.size(); ++i) {
+          const HeaderChangeView& e = change.environment[i];
+          out_ += fmt::format("{}{} <code>{}</code> \u2192 <code>{}</code>", i > 0 ? "; " : "", E(e.field),
+                              E(e.before.empty() ? "(none)" : e.before), E(e.after.empty() ? "(none)" : e.after));
+        }
+        out_ += "</p>\n";
+      }
+      for (const HistorySection& section : change.sections) {
+        out_ += fmt::format("<h4 class=\"k-{}\">{} <span class=\"cnt\">{} ({})</span></h4>\n", E(section.kind),
+                            E(section.title), FormatCount(section.count), E(section.meaning));
+        for (const HistoryGroup& group : section.groups) {
+          out_ += fmt::format("<details{}><summary>", group.lines.size() <= 12 ? " open" : "");
+          if (!group.anchor.empty()) {
+            out_ += fmt::format("<a href=\"#{}\">{}</a>", E(group.anchor), E(group.title));
+          } else {
+            out_ += E(group.title);
+          }
+          if (!group.reason.empty()) out_ += " <code>" + E(group.reason) + "</code>";
+          out_ += fmt::format(": {}</summary>\n<ul class=\"chl\">\n", FormatCount(group.lines.size()));
+          for (const HistoryLine& line : group.lines) {
+            out_ += "<li>" + NameLink(line.name, line.anchor);
+            out_ += fmt::format(" <span class=\"p\">{}</span> ", E(line.path_title));
+            if (line.before.status != line.after.status) {
+              out_ += fmt::format("<span class=\"c st-{}\"><span>{}</span></span> \u2192 ", line.before.token,
+                                  E(line.before.symbol + " " + line.before.label));
+            }
+            out_ += fmt::format("<span class=\"c st-{}\"><span>{}</span></span>", line.after.token,
+                                E(line.after.symbol + " " + line.after.label));
+            if (!line.text.empty()) out_ += " <span class=\"t\">" + E(line.text) + "</span>";
+            out_ += "</li>\n";
+          }
+          out_ += "</ul>\n</details>\n";
+        }
+      }
+      RecordList("New cases", change.added);
+      RecordList("Removed cases", change.removed);
+      for (const auto* list : {&change.added_paths, &change.removed_paths}) {
+        if (list->empty()) continue;
+        out_ += fmt::format("<p class=\"grp\">{} (not compared): ", list == &change.added_paths ? "New paths" : "Removed paths");
+        for (std::size_t i = 0; i < list->size(); ++i) out_ += (i > 0 ? ", " : "") + E((*list)[i]);
+        out_ += "</p>\n";
+      }
+      out_ += "</article>\n";
+    }
+    out_ += "</section>\n";
+  }
+
   void Summary() {
     out_ += "<section id=\"packages\">\n<h2>Packages</h2>\n<div class=\"tw\">\n<table class=\"summary\">\n";
     out_ += "<thead><tr><th scope=\"col\">Package</th><th scope=\"col\">Configurations</th>";
@@ -286,6 +378,22 @@ class Page {
  private:
   enum class TableKind { kPaths, kNotApplicable };
 
+  std::string NameLink(const std::string& name, const std::string& anchor) const {
+    return anchor.empty() ? "<code>" + E(name) + "</code>"
+                          : fmt::format("<a href=\"#{}\"><code>{}</code></a>", E(anchor), E(name));
+  }
+
+  void RecordList(const char* title, const std::vector<HistoryRecordLine>& lines) {
+    if (lines.empty()) return;
+    out_ += fmt::format("<h4>{} <span class=\"cnt\">{}</span></h4>\n<details{}><summary>{} {}</summary>\n<ul class=\"chl\">\n",
+                        title, FormatCount(lines.size()), lines.size() <= 12 ? " open" : "", FormatCount(lines.size()),
+                        lines.size() == 1 ? "case" : "cases");
+    for (const HistoryRecordLine& line : lines) {
+      out_ += "<li>" + NameLink(line.name, line.anchor) + " <span class=\"t\">" + E(line.text) + "</span></li>\n";
+    }
+    out_ += "</ul>\n</details>\n";
+  }
+
   std::size_t CountRows() const {
     std::size_t n = vm_.na_rows.size();
     for (const auto& package : vm_.packages) {
@@ -320,10 +428,15 @@ class Page {
         subs += vm_.subverdicts[mark.sub].key + ":" + mark.token;
       }
     }
-    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{} data-q=\"{}\">",
+    std::string history;  // the history filters' tokens
+    for (const auto& [flag, token] : {std::pair{row.changed, "changed"}, {row.since, "since"}, {row.broken, "broken"}}) {
+      if (flag) history += history.empty() ? token : std::string(" ") + token;
+    }
+    out_ += fmt::format("<tr id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{}{} data-q=\"{}\">",
                         E(row.anchor), E(row.name), E(statuses), row.graph_breaks,
                         subs.empty() ? "" : " data-v=\"" + E(subs) + "\"",
-                        row.fresh_unchecked ? " data-nf=\"1\"" : "", E(row.search_text));
+                        row.fresh_unchecked ? " data-nf=\"1\"" : "",
+                        history.empty() ? "" : " data-h=\"" + history + "\"", E(row.search_text));
     out_ += fmt::format("<th scope=\"row\"><a class=\"perma\" href=\"#{}\" aria-label=\"Link to {}\">#</a>",
                         E(row.anchor), E(row.name));
     if (!row.api_url.empty()) {
@@ -338,10 +451,12 @@ class Page {
     if (!row.note.empty()) out_ += "<span class=\"note\">" + E(row.note) + "</span>";
     out_ += "</th>";
     if (kind == TableKind::kPaths) {
-      for (const CellView& cell : row.cells) {
-        out_ += fmt::format("<td class=\"c st-{}\"><span><b aria-hidden=\"true\">{}</b>{}</span>", cell.token,
-                            cell.symbol, E(cell.label));
+      for (std::size_t p = 0; p < row.cells.size(); ++p) {
+        const CellView& cell = row.cells[p];
+        out_ += fmt::format("<td class=\"c st-{}\"><span><b aria-hidden=\"true\">{}</b>{}</span>",
+                            cell.token, cell.symbol, E(cell.label));
         Marks(cell);
+        if (p < row.history.size()) Strip(row.history[p]);
         out_ += "</td>";
       }
     } else {
@@ -402,6 +517,21 @@ class Page {
     out_ += "</li>";
   }
 
+  // One cell's history: a square per release (its status, or hollow when not surveyed), and the
+  // mark. The strip is one image whose name (for screen readers, and the tooltip) is the strip in
+  // words; its squares are decoration.
+  void Strip(const PathHistory& h) {
+    out_ += fmt::format("<div class=\"hs\" role=\"img\" title=\"{}\">", E(h.strip_text));
+    for (const HistoryCell& cell : h.cells) {
+      out_ += fmt::format("<i class=\"h-{}\"></i>", cell.present ? cell.cell.token : "absent");
+    }
+    out_ += "</div>";
+    if (h.mark != MarkKind::none) {
+      out_ += fmt::format("<div class=\"mk mk-{}\">{}</div>", h.mark == MarkKind::since ? "since" : "broken",
+                          E(h.mark_text));
+    }
+  }
+
   // A check or a note: its class says which (`ck ck-passed`, `ck ck-failed`, `ck ck-not-run`, `nt`).
   void Annotation(const AnnotationLine& line) {
     const char* css = "nt";
@@ -433,9 +563,11 @@ bool WriteHtml(const ViewModel& vm, std::string* out, std::string* err) {
   page.Head(*css, page_script);
   page.Bar();
   page.Overview();
+  page.Releases();
   page.Summary();
   page.Packages();
   page.NotApplicable();
+  page.Changes();
   page.Reasons();
   page.Tail(page_script);
   *out = page.Take();

@@ -55,6 +55,16 @@ std::string CellText(const CellView& cell) {
   return marks.empty() ? text : text + " (" + marks + ")";
 }
 
+// A path cell of a history page: the status now, then the strip and the mark when the history is
+// not one status in every release.
+std::string HistoryCellText(const CellView& cell, const PathHistory* h) {
+  std::string text = CellText(cell);
+  if (h == nullptr || h->uniform) return text;
+  text += " \u00b7 " + MarkdownEscape(h->symbols);
+  if (!h->mark_text.empty()) text += " *" + MarkdownEscape(h->mark_text) + "*";
+  return text;
+}
+
 std::string Details(const RowView& row) {
   std::string out;
   std::vector<const DetailLine*> lines;
@@ -97,10 +107,12 @@ class MarkdownPage {
     out_ += "# " + MarkdownEscape(vm_.title) + "\n\n";
     out_ += MarkdownEscape(vm_.lede) + "\n\n";
     Cards();
+    Releases();
     Legend();
     Summary();
     for (const PackageView& package : vm_.packages) Package(package);
     NotApplicable();
+    Changes();
     Reasons();
     while (out_.size() > 1 && out_[out_.size() - 2] == '\n') out_.pop_back();
     return std::move(out_);
@@ -141,6 +153,90 @@ class MarkdownPage {
       environment += MarkdownEscape(entry.label) + " " + MarkdownCode(entry.value);
     }
     out_ += "**Environment:** " + environment + "\n\n";
+  }
+
+  void Releases() {
+    if (!vm_.history) return;
+    const HistoryView& h = *vm_.history;
+    out_ += Anchor("releases") + "\n## Torch releases\n\n";
+    out_ += fmt::format(
+        "The tables show {}. Where a cell's history is not one status throughout, it adds a strip (the {}) and "
+        "a mark where support changed; [every change between releases](#changes) is listed below.\n\n",
+        MarkdownEscape(h.releases[h.current].label), MarkdownEscape(h.strip_legend));
+    std::vector<std::string> heads = {"Release", "Measured", "Library"};
+    std::string align = "lll";
+    for (const PathView& path : vm_.paths) {
+      heads.push_back(MarkdownEscape(path.title));
+      align += 'r';
+    }
+    heads.push_back("Environment");
+    TableHead(&out_, heads, align);
+    for (const ReleaseView& release : h.releases) {
+      std::vector<std::string> cells = {MarkdownEscape(release.label) + (release.current ? " (shown)" : ""),
+                                        MarkdownEscape(release.date), MarkdownEscape(release.library)};
+      for (std::size_t p = 0; p < release.counts.size(); ++p) {
+        const PathCount& c = release.counts[p];
+        cells.push_back(release.has_path[p] ? fmt::format("{} / {} ({})", FormatCount(c.supported),
+                                                          FormatCount(c.probed), MarkdownEscape(c.percent))
+                                            : "not surveyed");
+      }
+      std::string environment;
+      for (const EnvironmentEntry& e : release.environment) {
+        environment += (environment.empty() ? "" : ", ") + MarkdownEscape(e.label) + " " + MarkdownCode(e.value);
+      }
+      cells.push_back(environment);
+      TableRow(&out_, cells);
+    }
+    out_ += "\n";
+  }
+
+  void Changes() {
+    if (!vm_.history) return;
+    out_ += Anchor("changes") + "\n## Changes between torch releases\n\n";
+    for (const ReleaseChangesView& change : vm_.history->changes) {
+      out_ += fmt::format("{}\n### {} \u2192 {}: {}\n\n", Anchor(change.anchor), MarkdownEscape(change.from),
+                          MarkdownEscape(change.to), MarkdownEscape(change.summary));
+      if (!change.environment.empty()) {
+        std::string env;
+        for (const HeaderChangeView& e : change.environment) {
+          env += (env.empty() ? "" : "; ") + MarkdownEscape(e.field) + " " +
+                 (e.before.empty() ? "(none)" : MarkdownCode(e.before)) + " \u2192 " +
+                 (e.after.empty() ? "(none)" : MarkdownCode(e.after));
+        }
+        out_ += "Environment: " + env + "\n\n";
+      }
+      for (const HistorySection& section : change.sections) {
+        out_ += fmt::format("**{}** ({}, {}):\n\n", MarkdownEscape(section.title), FormatCount(section.count),
+                            MarkdownEscape(section.meaning));
+        for (const HistoryGroup& group : section.groups) {
+          out_ += fmt::format("- {}{}: {}\n", group.anchor.empty() ? MarkdownEscape(group.title)
+                                                                    : fmt::format("[{}](#{})", MarkdownEscape(group.title), group.anchor),
+                              group.reason.empty() ? "" : " " + MarkdownCode(group.reason), FormatCount(group.lines.size()));
+          for (const HistoryLine& line : group.lines) {
+            std::string status = line.before.status == line.after.status
+                                     ? CellText(line.after)
+                                     : CellText(line.before) + " \u2192 " + CellText(line.after);
+            out_ += fmt::format("  - {} {}: {}{}\n", MarkdownCode(line.name), MarkdownEscape(line.path_title), status,
+                                line.text.empty() ? "" : " \u2014 " + MarkdownEscape(line.text));
+          }
+        }
+        out_ += "\n";
+      }
+      for (const auto& [title, lines] : {std::pair{"New cases", &change.added}, {"Removed cases", &change.removed}}) {
+        if (lines->empty()) continue;
+        out_ += fmt::format("**{}** ({}):\n\n", title, FormatCount(lines->size()));
+        for (const HistoryRecordLine& line : *lines) {
+          out_ += fmt::format("- {}: {}\n", MarkdownCode(line.name), MarkdownEscape(line.text));
+        }
+        out_ += "\n";
+      }
+      for (const auto& [title, list] : {std::pair{"New paths", &change.added_paths}, {"Removed paths", &change.removed_paths}}) {
+        if (list->empty()) continue;
+        std::string names;
+        for (const std::string& p : *list) names += (names.empty() ? "" : ", ") + MarkdownEscape(p);
+        out_ += fmt::format("**{}** (not compared): {}\n\n", title, names);
+      }
+    }
   }
 
   void Legend() {
@@ -195,7 +291,9 @@ class MarkdownPage {
     TableHead(&out_, heads, "");
     for (const RowView& row : rows) {
       std::vector<std::string> cells = {OperatorCell(row)};
-      for (const CellView& cell : row.cells) cells.push_back(CellText(cell));
+      for (std::size_t p = 0; p < row.cells.size(); ++p) {
+        cells.push_back(HistoryCellText(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
+      }
       cells.push_back(Details(row));
       TableRow(&out_, cells);
     }

@@ -111,6 +111,16 @@ std::string CellText(const CellView& cell) {
   return marks.empty() ? text : text + " (" + marks + ")";
 }
 
+// A path cell of a history page: the status now, then the strip and the mark when the history is
+// not one status in every release.
+std::string HistoryCellText(const CellView& cell, const PathHistory* h) {
+  std::string text = CellText(cell);
+  if (h == nullptr || h->uniform) return text;
+  text += " \u00b7 " + RstEscape(h->symbols);
+  if (!h->mark_text.empty()) text += " *" + RstEscape(h->mark_text) + "*";
+  return text;
+}
+
 class RstPage {
  public:
   explicit RstPage(const ViewModel& vm) : vm_(vm) {}
@@ -125,10 +135,12 @@ class RstPage {
     out_ += RstEscape(vm_.lede) + "\n\n";
     Cards();
     Environment();
+    Releases();
     Legend();
     Summary();
     for (const PackageView& package : vm_.packages) Package(package);
     NotApplicable();
+    Changes();
     Reasons();
     while (out_.size() > 1 && out_[out_.size() - 2] == '\n') out_.pop_back();
     return std::move(out_);
@@ -185,6 +197,90 @@ class RstPage {
       table.Row();
       table.Cell(RstEscape(entry.label));
       table.Cell(RstLiteral(entry.value));
+    }
+  }
+
+  void Releases() {
+    if (!vm_.history) return;
+    const HistoryView& h = *vm_.history;
+    out_ += ".. _opsweep-releases:\n\n";
+    Title(&out_, "Torch releases", '-');
+    out_ += fmt::format(
+        "The tables show {}. Where a cell's history is not one status throughout, it adds a strip (the {}) and "
+        "a mark where support changed; every change between releases is listed in :ref:`opsweep-changes`.\n\n",
+        RstEscape(h.releases[h.current].label), RstEscape(h.strip_legend));
+    ListTable table(&out_, "", 1, "");
+    table.Row();
+    for (const char* head : {"Release", "Measured", "Library"}) table.Cell(head);
+    for (const PathView& path : vm_.paths) table.Cell(RstEscape(path.title));
+    table.Cell("Environment");
+    for (const ReleaseView& release : h.releases) {
+      table.Row();
+      table.Cell(RstEscape(release.label) + (release.current ? " (shown)" : ""));
+      table.Cell(RstEscape(release.date));
+      table.Cell(RstEscape(release.library));
+      for (std::size_t p = 0; p < release.counts.size(); ++p) {
+        const PathCount& c = release.counts[p];
+        table.Cell(release.has_path[p] ? fmt::format("{} / {} ({})", FormatCount(c.supported), FormatCount(c.probed),
+                                                     RstEscape(c.percent))
+                                       : "not surveyed");
+      }
+      std::string environment;
+      for (const EnvironmentEntry& e : release.environment) {
+        environment += (environment.empty() ? "" : ", ") + RstEscape(e.label) + " " + RstLiteral(e.value);
+      }
+      table.Cell(environment);
+    }
+  }
+
+  void Changes() {
+    if (!vm_.history) return;
+    out_ += ".. _opsweep-changes:\n\n";
+    Title(&out_, "Changes between torch releases", '-');
+    for (const ReleaseChangesView& change : vm_.history->changes) {
+      out_ += fmt::format(".. _{}:\n\n", Label(change.anchor));
+      Title(&out_, RstEscape(change.from) + " \u2192 " + RstEscape(change.to) + ": " + RstEscape(change.summary), '~');
+      if (!change.environment.empty()) {
+        std::string env;
+        for (const HeaderChangeView& e : change.environment) {
+          env += (env.empty() ? "" : "; ") + RstEscape(e.field) + " " +
+                 (e.before.empty() ? "(none)" : RstLiteral(e.before)) + " \u2192 " +
+                 (e.after.empty() ? "(none)" : RstLiteral(e.after));
+        }
+        out_ += "Environment: " + env + "\n\n";
+      }
+      for (const HistorySection& section : change.sections) {
+        out_ += fmt::format("**{}** ({}, {}):\n\n", RstEscape(section.title), FormatCount(section.count),
+                            RstEscape(section.meaning));
+        for (const HistoryGroup& group : section.groups) {
+          const std::string title = group.anchor.empty()
+                                        ? RstEscape(group.title)
+                                        : fmt::format("{} (:ref:`{}`)", RstEscape(group.title), Label(group.anchor));
+          out_ += fmt::format("- {}: {}\n\n", title, FormatCount(group.lines.size()));
+          for (const HistoryLine& line : group.lines) {
+            const std::string status = line.before.status == line.after.status
+                                           ? CellText(line.after)
+                                           : CellText(line.before) + " \u2192 " + CellText(line.after);
+            out_ += fmt::format("  - {} {}: {}{}\n", RstLiteral(line.name), RstEscape(line.path_title), status,
+                                line.text.empty() ? "" : " \u2014 " + RstEscape(line.text));
+          }
+          out_ += "\n";
+        }
+      }
+      for (const auto& [title, lines] : {std::pair{"New cases", &change.added}, {"Removed cases", &change.removed}}) {
+        if (lines->empty()) continue;
+        out_ += fmt::format("**{}** ({}):\n\n", title, FormatCount(lines->size()));
+        for (const HistoryRecordLine& line : *lines) {
+          out_ += fmt::format("- {}: {}\n", RstLiteral(line.name), RstEscape(line.text));
+        }
+        out_ += "\n";
+      }
+      for (const auto& [title, list] : {std::pair{"New paths", &change.added_paths}, {"Removed paths", &change.removed_paths}}) {
+        if (list->empty()) continue;
+        std::string names;
+        for (const std::string& p : *list) names += (names.empty() ? "" : ", ") + RstEscape(p);
+        out_ += fmt::format("**{}** (not compared): {}\n\n", title, names);
+      }
     }
   }
 
@@ -251,7 +347,9 @@ class RstPage {
     for (const RowView& row : rows) {
       table.Row();
       table.Cell(OperatorCell(row));
-      for (const CellView& cell : row.cells) table.Cell(CellText(cell));
+      for (std::size_t p = 0; p < row.cells.size(); ++p) {
+        table.Cell(HistoryCellText(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
+      }
       table.ListCell(DetailItems(row));
     }
   }

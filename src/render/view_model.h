@@ -107,6 +107,26 @@ struct DetailLine {
   std::vector<BreakReasonView> break_reasons;
 };
 
+// One release's status of one row on one path (history pages only).
+struct HistoryCell {
+  bool present = false;  // false: that release did not survey this row or this path
+  std::string release;   // "2.9.1"
+  CellView cell;         // meaningful when present
+};
+
+enum class MarkKind { none, since, broken };
+
+// A row's history on one path: the strip and the mark (render/history.h).
+struct PathHistory {
+  std::vector<HistoryCell> cells;  // one per release, in release order
+  bool changed = false;            // two consecutive present cells differ in status
+  bool uniform = true;             // present in every release, one status: a text layout may omit the strip
+  MarkKind mark = MarkKind::none;
+  std::string mark_text;           // "since torch 2.13.0", "broken since torch 2.15.0", ""
+  std::string strip_text;          // "torch 2.9.1 no, 2.13.0 yes, 2.15.0 yes": the strip in words
+  std::string symbols;             // "✗✓✓": the strip in the cells' symbols, "·" where not surveyed
+};
+
 // A line of a row's details about how far a result was checked, or what the worker noticed: one
 // check of the captured program (the outcome's `checks`) or one note (its `notes`), shared by the
 // paths that say the same.
@@ -141,6 +161,10 @@ struct RowView {
   std::string search_text;  // name, variant, reason texts, locations, checks, notes: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
+  std::vector<PathHistory> history;  // one per path; empty on a single-snapshot page
+  bool changed = false;              // on any path (history pages)
+  bool since = false;                // a "since" mark on any path
+  bool broken = false;               // a "broken since" mark on any path
 };
 
 struct SectionView {
@@ -213,6 +237,74 @@ struct SubVerdictCard {
   int differs = 0;    // records whose sub-verdict status differs from the path's own
 };
 
+// ---- history pages (several snapshots of one library, render/history.h) ----------------------
+
+struct ReleaseView {
+  std::string release;   // "2.9.1"
+  std::string label;     // "torch 2.9.1"
+  std::string torch;     // "2.9.1+cu128": the version the workers measured
+  std::string library;   // "kornia 0.9.0"
+  std::string date;
+  bool current = false;  // the snapshot the page shows
+  std::vector<PathCount> counts;  // one per ViewModel::paths: that release's supported / probed
+  std::vector<bool> has_path;     // whether that release surveyed the path
+  std::vector<EnvironmentEntry> environment;  // what the workers measured
+};
+
+struct HistoryLine {
+  std::string name;
+  std::string anchor;  // the row's, "" when the page shows no such row (a removed case)
+  std::string path_title;
+  CellView before, after;
+  std::string text;    // what changed, in words
+};
+
+struct HistoryGroup {
+  std::string reason;  // "" for supported outcomes
+  std::string title;
+  std::string anchor;  // of the reason's entry in the Reasons section, "" when the page has none
+  std::vector<HistoryLine> lines;
+};
+
+struct HistorySection {
+  std::string kind;  // persisted kind id: "regression", "progression", "status", "reason", "detail"
+  std::string title;
+  std::string meaning;
+  int count = 0;
+  std::vector<HistoryGroup> groups;
+};
+
+struct HistoryRecordLine {
+  std::string name;
+  std::string anchor;  // "" when the page shows no such row
+  std::string text;
+};
+
+struct HeaderChangeView {
+  std::string field, before, after;
+};
+
+// Every change from one release to the next.
+struct ReleaseChangesView {
+  std::string from, to;  // "torch 2.9.1", "torch 2.13.0"
+  std::string anchor;    // "changes-2.9.1-2.13.0"
+  std::string summary;   // "3 regressions, 1 new case" / "no change"
+  std::vector<HeaderChangeView> environment;  // torch, onnx, ... (not the date)
+  std::vector<HistorySection> sections;
+  std::vector<HistoryRecordLine> added, removed;
+  std::vector<std::string> added_paths, removed_paths;  // titles
+};
+
+struct HistoryView {
+  std::vector<ReleaseView> releases;  // in release order
+  std::size_t current = 0;
+  std::vector<ReleaseChangesView> changes;  // one per consecutive pair
+  int rows_changed = 0, rows_since = 0, rows_broken = 0;
+  // How to read a strip in a text layout: "status under torch 2.9.1, 2.13.0 and 2.15.0, in that
+  // order; · not surveyed".
+  std::string strip_legend;
+};
+
 struct ViewModel {
   std::string title;  // "kornia 0.9.0: ONNX, torch.export and torch.compile support"
   std::string library_name;
@@ -241,11 +333,17 @@ struct ViewModel {
   std::vector<RowView> na_rows;  // n/a on every path, in record order
   std::vector<ReasonView> reasons;
   int unclassified = 0;
+  std::optional<HistoryView> history;  // pages of several snapshots only
 };
 
 // `snapshot` must be one that snapshot::ReadSnapshot accepted (every record has an outcome for every
 // path).
 ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options);
+
+// A page of several snapshots of one library (render/history.h): the view model of
+// `*releases[current]` plus the history over every release. `releases` in release order.
+ViewModel BuildHistoryViewModel(const std::vector<const Snapshot*>& releases, std::size_t current,
+                                const RenderOptions& options);
 
 // "1,341".
 std::string FormatCount(long long value);

@@ -466,15 +466,17 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
     auto it = ids.find(run_id);
     return it == ids.end() ? 0 : it->second;
   };
-  std::map<std::pair<std::string, std::string>, std::string> finished;
-  for (const StoredResult& r : existing.results) finished[{r.case_name, r.path}] = r.finished;
+  // The same rule as merge's (docs/formats.md section 5): the later `finished` wins, and on equal
+  // times the larger record text, so importing shards in any order gives what merging them gives.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> finished;
+  for (const StoredResult& r : existing.results) finished[{r.case_name, r.path}] = {r.finished, r.record_json};
   {
     Stmt st(db_, "INSERT OR REPLACE INTO results(case_name, path, job_key, key_fields_json, status, record_json, "
                  "duration_s, attempts, run_id, finished) VALUES(?,?,?,?,?,?,?,?,?,?)");
     if (!st.ok()) return rollback(sqlite3_errmsg(db_));
     for (const StoredResult& r : content.results) {
       auto it = finished.find({r.case_name, r.path});
-      if (it != finished.end() && it->second >= r.finished) {
+      if (it != finished.end() && it->second >= std::pair(r.finished, r.record_json)) {
         ++summary->results_kept;
         continue;
       }

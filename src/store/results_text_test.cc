@@ -249,3 +249,34 @@ TEST(ResultsDbImport, TheLaterResultWins) {
 
 }  // namespace
 }  // namespace opsweep
+
+namespace opsweep {
+namespace {
+
+// Shards measured in the same second: import breaks the tie like merge (the larger record text),
+// so the order in which shards are imported never changes the result.
+TEST(ResultsDbImport, EqualTimesAreBrokenLikeMergeWhateverTheOrder) {
+  StoredResult a = Result("sobel", "onnx", 1, "2026-12-02T00:10:00Z");
+  StoredResult b = a;
+  b.status = "timeout";
+  b.record_json = R"({"status":"timeout","step":"worker","detail":"no result after 600 s"})";
+  ASSERT_LT(a.record_json, b.record_json);
+  for (bool b_first : {false, true}) {
+    TempDir dir;
+    ResultsDb db;
+    std::string err;
+    ASSERT_TRUE(db.Open(dir.File("a.db"), OpenMode::read_write_create, &err)) << err;
+    for (const StoredResult* r : b_first ? std::vector{&b, &a} : std::vector{&a, &b}) {
+      ResultsContent c;
+      c.runs = {Content().runs[0]};
+      c.runs[0].id = 1;
+      c.results = {*r};
+      ImportSummary summary;
+      ASSERT_TRUE(db.Import(c, &summary, &err)) << err;
+    }
+    EXPECT_EQ(db.FindResult("sobel", "onnx")->status, "timeout") << (b_first ? "b first" : "a first");
+  }
+}
+
+}  // namespace
+}  // namespace opsweep

@@ -207,11 +207,18 @@ def _probe(ctx: ProbeContext, extra: ExtraVerdicts) -> Outcome:
         ctx.step = "ort-run"
         raise RuntimeError(f"the ONNX graph has {len(feeds_spec)} inputs, the case has {len(inputs)}")
 
-    def run(run_inputs: tuple[Any, ...]) -> list[Any]:
-        feeds = {spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(feeds_spec, run_inputs)}
-        return list(session.run(None, feeds))
+    return ctx.verify(lambda run_inputs: run_session(session, feeds_spec, run_inputs), "ort-run")
 
-    return ctx.verify(run, "ort-run")
+
+def run_session(session: Any, feeds_spec: list[Any], run_inputs: tuple[Any, ...]) -> list[Any]:
+    """The session's outputs for tensors fed by position, as arrays that own their memory.
+
+    An output that is a graph input (an identity graph) aliases the feed's buffer in onnxruntime
+    1.23 (not in 1.32) without keeping it alive; the feeds die with this call, so an output read
+    later would be freed memory and judged a mismatch. Arrays are copied while the feeds live.
+    """
+    feeds = {spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(feeds_spec, run_inputs)}
+    return [out.copy() if hasattr(out, "dtype") else out for out in session.run(None, feeds)]
 
 
 def _env() -> dict[str, Any]:

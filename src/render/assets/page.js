@@ -3,8 +3,9 @@
  * The page is complete without this script (plain tables); the script only hides rows. Each row
  * carries its statuses (data-s: one token per path, in the order of the config's paths), its
  * sub-verdicts' statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its
- * graph-break count (data-b), its search text (data-q) and, when a path says yes without having
- * been checked on fresh inputs, data-nf. State lives in the URL hash:
+ * graph-break count (data-b), its search text (data-q), when a path says yes without having
+ * been checked on fresh inputs data-nf, and on pages of several torch releases its history
+ * tokens (data-h: changed, since, broken). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  */
 (function () {
@@ -19,6 +20,7 @@
   var empty = doc.getElementById('no-match');
   var FAILURE = { mismatch: 1, fail: 1, crash: 1, timeout: 1 };
   var SUPPORTED = { ok: 1, 'ok-breaks': 1, 'ok-unverified': 1 };
+  var HISTORY = { changed: 1, since: 1, broken: 1 };
   var numberFormat = new Intl.NumberFormat('en-US');
 
   var rows = [];
@@ -47,6 +49,7 @@
         v: subs,
         b: +(tr.getAttribute('data-b') || 0),
         nf: tr.hasAttribute('data-nf'),
+        h: (tr.getAttribute('data-h') || '').split(' '),
         shown: true,
         box: entry
       });
@@ -63,6 +66,7 @@
     }
     if (value === 'breaks') return row.b > 0;
     if (value === 'not-fresh') return row.nf;
+    if (HISTORY[value]) return row.h.indexOf(value) >= 0;
     if (value === 'all-ok') {
       for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;
       return true;
