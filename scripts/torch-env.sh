@@ -19,7 +19,8 @@
 #   and the harness digests in the job keys are those of the checkout).
 # - A venv is complete only once its stamp file (the sha256 of the requirements file and the harness
 #   path) is written, last. A venv without a matching stamp is removed and rebuilt from scratch, so an
-#   interrupted build never passes for a finished one.
+#   interrupted build never passes for a finished one; one whose stamp differs only in the harness path
+#   (built for another checkout of the same files) is re-pointed at this checkout and verified.
 # - The machine's pip cap (a constraint such as torch<=2.14.1 in /etc/xdg/pip) is lifted for this
 #   install only (PIP_CONSTRAINT=/dev/null): the requirements file pins every version itself. Other
 #   pip settings (indexes, find-links, PIP_EXTRA_INDEX_URL for a CPU-only torch index) still apply.
@@ -147,6 +148,22 @@ fi
 
 if [ "$mode" = build ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(want_stamp)" ] && [ -x "$py" ]; then
   say "reusing $venv (built from the current envs/torch-$release.txt)"
+  echo "$py"
+  exit 0
+fi
+
+# Built from the same files for another checkout (a worktree, a moved clone): the install is the
+# same, only the .pth names another harness. Re-point it and verify; nothing is reinstalled.
+without_harness() { grep -v '^harness ' || true; }
+if [ "$mode" = build ] && [ -f "$stamp" ] && [ -x "$py" ] &&
+   [ "$(without_harness < "$stamp")" = "$(want_stamp | without_harness)" ]; then
+  say "re-pointing $venv at this checkout's harness ($checkout/python)"
+  site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  rm -f "$stamp"  # unstamped until verified: an interrupted re-point never passes for a finished one
+  echo "$checkout/python" > "$site/opsweep-harness.pth"
+  verify >&2 || { say "verification failed (the venv at $venv is left unstamped)"; exit 1; }
+  want_stamp > "$stamp.tmp"
+  mv "$stamp.tmp" "$stamp"
   echo "$py"
   exit 0
 fi
