@@ -94,6 +94,7 @@ def new_record() -> dict[str, Any]:
         "timings": {"eager_s": None, "capture_s": None, "run_s": None, "total_s": None},
         "sources": [],
         "checks": {},
+        "dynamic": None,
     }
 
 
@@ -157,6 +158,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
     record["break_reasons"] = list(ctx.break_reasons)
     record["onnx"] = ctx.onnx
     record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
+    record["dynamic"] = ctx.dynamic
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)
     record["timings"]["run_s"] = _seconds(ctx.run_s)
     if failure is not None:

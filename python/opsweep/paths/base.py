@@ -20,7 +20,8 @@ Contract of a probe (``PathSpec.probe``)::
 - The probe returns an ``Outcome`` (status, step, detail); ``ctx.judge(outputs)`` implements the
   comparison rules for both check=True and check=False cases.
 - Optional findings go on the context: ``capture_s`` / ``run_s`` timings, ``graph_breaks`` and
-  ``break_reasons`` (compile), ``onnx`` (op types and size), ``side_error`` (an exception that did
+  ``break_reasons`` (compile), ``onnx`` (op types and size), ``dynamic`` (the dynamic-shape paths:
+  varied dims, shapes, specialisations, recompiles), ``side_error`` (an exception that did
   not stop the job, e.g. a failed explain; recorded as the record's ``error``).
 - ``ctx.module(flat_outputs=...)`` gives a fresh ``CaseModule`` (a deep copy of the target, in
   eval mode for check=True cases); ``ctx.inputs()`` fresh copies of the inputs.
@@ -190,6 +191,8 @@ class ProbeContext:
     side_error: BaseException | None = None
     notes: list[str] = dataclasses.field(default_factory=list)  # extra detail text
     checks: dict[str, Check] = dataclasses.field(default_factory=dict)
+    # The dynamic-shape paths' findings (docs/formats.md section 3, ``dynamic``); None elsewhere.
+    dynamic: dict[str, Any] | None = None
     _fresh: tuple[tuple[torch.Tensor, ...] | None, str] | None = None
     _eager_cache: dict[Any, list[torch.Tensor] | BaseException] = dataclasses.field(default_factory=dict)
 
