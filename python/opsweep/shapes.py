@@ -23,10 +23,13 @@ Contract:
   (at most 16): 1 -> 2, 3; 32 -> 48, 64; 40 -> 48, 56 (or the next free multiple of m when an
   other size took it). An override may give the other shapes outright.
 - ``inputs_at(case, shapes)`` draws an input set at the given shapes: an input whose shape is
-  unchanged is the case's own; a floating input of a case without a ``fresh_inputs`` opt-out gets
-  values drawn uniformly in [min, max] of the original (as ``draw_fresh_inputs`` does); integer and
-  bool inputs, and every input of a case that opted out of fresh values (structure: rotations,
-  intrinsics), are resampled from the original (nearest index along the default spatial dims;
+  unchanged is the case's own; a floating input whose image dimensions (H, W, D, as
+  ``spatial_dims`` finds them) grow gets values drawn uniformly in [min, max] of the original (as
+  ``draw_fresh_inputs`` does), unless the case opted out of fresh values; every other changed
+  input (integer and bool inputs, inputs that only gain batch items or points: matrices,
+  intrinsics, boxes, parameters, whose structure random values would break and whose
+  conditioning would make the comparison about numerics, not shapes) is resampled from the
+  original (nearest index along the default spatial dims;
   cyclic repetition along other dimensions), which keeps indices, labels, masks and per-item structure valid. The
   generator is seeded from the case name and the shapes, so a job is reproducible. With
   ``values=RESAMPLED`` every changed input is resampled: the dynamic paths fall back to it at a
@@ -81,6 +84,14 @@ class Plan:
         for d in self.dims:
             out.setdefault(d.input, []).append(d.dim)
         return {i: sorted(ds) for i, ds in sorted(out.items())}
+
+    def spatial(self) -> dict[int, tuple[int, ...]]:
+        """{input index: its varied dims named D, H or W}."""
+        out: dict[int, list[int]] = {}
+        for d in self.dims:
+            if d.name in ("D", "H", "W"):
+                out.setdefault(d.input, []).append(d.dim)
+        return {i: tuple(sorted(ds)) for i, ds in out.items()}
 
     def name_of(self, input_index: int, dim: int) -> str:
         for d in self.dims:
@@ -427,8 +438,11 @@ DRAWN = "drawn"
 RESAMPLED = "resampled"
 
 
-def inputs_at(case: Case, shapes: Sequence[Sequence[int]], values: str = DRAWN) -> tuple[torch.Tensor, ...]:
+def inputs_at(case: Case, shapes: Sequence[Sequence[int]], values: str = DRAWN,
+              spatial: Mapping[int, Sequence[int]] | None = None) -> tuple[torch.Tensor, ...]:
     """An input set of ``case`` at ``shapes`` (one per input; see the module docstring).
+    ``spatial`` ({input: dims}, default ``spatial_dims`` of the case's inputs; the paths pass
+    their plan's) says which dimensions are H, W, D.
 
     ``values`` DRAWN: floating inputs get uniform values in the original's range, unless the case
     opted out of fresh values (then, like integer and bool inputs, they are resampled); RESAMPLED:
@@ -436,7 +450,7 @@ def inputs_at(case: Case, shapes: Sequence[Sequence[int]], values: str = DRAWN) 
     eager rejects drawn values: boxes, rotations and cameras keep their structure that way).
     """
     structured = values == RESAMPLED or case.fresh_inputs is not None
-    spatial = spatial_dims(case.inputs)
+    spatial = dict(spatial_dims(case.inputs) if spatial is None else spatial)
     key = ";".join("x".join(map(str, s)) for s in shapes)
     gen = torch.Generator().manual_seed(SHAPES_SEED ^ _stable_seed(f"{case.name}@{key}"))
     out = []
@@ -446,7 +460,8 @@ def inputs_at(case: Case, shapes: Sequence[Sequence[int]], values: str = DRAWN) 
         if shape == tuple(x.shape):
             out.append(x.clone())
             continue
-        drawn = None if structured else _uniform_like(x, shape, gen)
+        grows_spatially = any(shape[d] != x.shape[d] for d in spatial.get(i, ()))
+        drawn = None if structured or not grows_spatially else _uniform_like(x, shape, gen)
         out.append(drawn if drawn is not None else resample(x, shape, spatial.get(i, ())))
     return tuple(out)
 

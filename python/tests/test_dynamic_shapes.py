@@ -189,3 +189,30 @@ def test_every_kornia_override_names_a_bundled_case_and_parses():
         plan = shapes.plan_for(cases[name])
         assert plan.source == "override"
         assert plan.varies or parsed.opt_out, name
+
+
+def test_guard_expressions_read_as_operators():
+    import sympy
+
+    from opsweep.paths._dynamic import expression_text
+
+    a, b = sympy.symbols("s1 s2")
+    names = {a: "x0[2]", b: "x1[0]"}
+    assert expression_text(sympy.Eq(a - 1, 47), names) == "x0[2] - 1 == 47"
+    assert expression_text(sympy.Eq(sympy.floor(a / 16), 3), names) == "floor(x0[2]/16) == 3"
+    assert expression_text(sympy.Or(sympy.Eq(a, b), sympy.Eq(b, 1)), names) == "x0[2] == x1[0] | x1[0] == 1"
+    assert expression_text(a <= 60, names) == "x0[2] <= 60"
+
+
+def test_recompile_reasons_are_rewritten_and_classified():
+    from opsweep.paths.compile_dynamic import guard_kind, guard_text
+
+    assert guard_text("0/1: tensor 'inputs[0]' size mismatch at index 2. expected 48, actual 64") == "size of x0[2] == 48"
+    assert guard_text("1/0: tensor 'input' size mismatch at index 0. expected 4, actual 6") == "size of input[0] == 4"
+    text = guard_text("0/1: (L['inputs'][0].size()[2] // 16) == 3  # for _ in range(int(x.shape[2]) // 16):  "
+                      "# kornia/f.py:12 in g (_dynamo/variables/tensor.py:2606 in evaluate_expr)")
+    assert text == "(x0[2] // 16) == 3 at kornia/f.py:12 in g"
+    assert guard_kind(text) == "equality" and guard_kind("size of x0[0] == 2") == "equality"
+    assert guard_kind("2 <= x0[3] <= 60 at kornia/f.py:7 in g") == "threshold"
+    assert guard_kind("x0[3]*x0[2] <= 4096") == "threshold"
+    assert guard_kind("___check_obj_id(L['self'], 1234)") == "other"

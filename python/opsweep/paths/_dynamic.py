@@ -209,19 +209,45 @@ def _symbol_dims(shape_env: Any) -> dict[Any, tuple[int, int]]:
     return out
 
 
+def _relations_as_operators(text: str) -> str:
+    """``Eq(a, b)`` -> ``a == b`` and ``Ne(a, b)`` -> ``a != b``, nested operands included."""
+    out, i = [], 0
+    while True:
+        m = re.compile(r"\b(Eq|Ne)\(").search(text, i)
+        if m is None:
+            out.append(text[i:])
+            return "".join(out)
+        depth, comma, j = 0, -1, m.end()
+        while j < len(text):
+            c = text[j]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c == "," and depth == 0 and comma < 0:
+                comma = j
+            j += 1
+        if j >= len(text) or comma < 0:  # unbalanced: leave the rest as it is
+            out.append(text[i:])
+            return "".join(out)
+        left = _relations_as_operators(text[m.end():comma].strip())
+        right = _relations_as_operators(text[comma + 1:j].strip())
+        out.append(text[i:m.start()] + f"{left} {'==' if m.group(1) == 'Eq' else '!='} {right}")
+        i = j + 1
+
+
 def expression_text(expr: Any, names: dict[Any, str]) -> str:
-    """A sympy relation with symbols named ``x0[2]``: ``x0[2] == 48``, ``x0[3] <= 60``."""
+    """A sympy relation with symbols named ``x0[2]``: ``x0[2] == 48``, ``x0[3] <= 60``,
+    ``floor(x0[2]/16) == 3`` (``Eq`` / ``Ne`` written as operators)."""
     import sympy
 
     try:
         expr = expr.xreplace({s: sympy.Symbol(n) for s, n in names.items() if s in expr.free_symbols})
     except Exception:  # noqa: BLE001
         pass
-    text = str(expr)
-    m = re.fullmatch(r"(Eq|Ne)\((.*), (.*)\)", text)
-    if m:
-        text = f"{m.group(2)} {'==' if m.group(1) == 'Eq' else '!='} {m.group(3)}"
-    return text
+    return _relations_as_operators(str(expr))
 
 
 def user_input_shapes(program: Any) -> list[Sequence[Any]]:
@@ -257,10 +283,12 @@ def findings(program: Any, plan: shapes.Plan, recorded: Sequence[Recorded] = ())
     ``recorded`` while it captured (``guard_recorder``); plus the texts of those guards."""
     env = _shape_env(program)
     texts = list(dict.fromkeys(r.text for r in recorded))
+    # what constrains one dimension alone: a relation between two (x1[0] == x0[0]) is not a
+    # specialisation, it ties sizes that the shapes keep tied anyway
     about: dict[tuple[int, int], list[Recorded]] = {}
     for r in recorded:
-        for d in r.dims:
-            about.setdefault(d, []).append(r)
+        if len(set(r.dims)) == 1:
+            about.setdefault(r.dims[0], []).append(r)
 
     def why(key: tuple[int, int], want: Callable[[Recorded], bool]) -> str:
         return next((r.text for r in about.get(key, []) if want(r)), "")
@@ -288,9 +316,11 @@ def findings(program: Any, plan: shapes.Plan, recorded: Sequence[Recorded] = ())
         if rng is not None:
             lower = int(rng.lower) if _is_finite(rng.lower) else None
             upper = int(rng.upper) if _is_finite(rng.upper) else None
-            if upper is not None or (lower is not None and lower > 2):
+            # an upper bound limits the sizes the program accepts; a lower one (a kernel or a
+            # padding needs H >= 3) is a requirement eager shares, so it is not a finding
+            if upper is not None:
                 found.append(Finding(v.input, v.dim, v.name, "range", lower=lower if (lower or 0) > 2 else None,
-                                     upper=upper, why=why(key, lambda r: not _is_equality(r.text))))
+                                     upper=upper, why=why(key, lambda r: "<" in r.text.split(" at ", 1)[0])))
                 continue
         asserted = why(key, lambda r: r.kind == "assert")
         if asserted:
@@ -393,7 +423,7 @@ class References:
             return RuntimeError("no eager reference function in this context")
         first: BaseException | None = None
         for values in (shapes.DRAWN, shapes.RESAMPLED):
-            inputs = shapes.inputs_at(self.ctx.case, shape, values)
+            inputs = shapes.inputs_at(self.ctx.case, shape, values, self.plan.spatial())
             try:
                 return inputs, self.ctx.eager(tuple(x.clone() for x in inputs), 0), values
             except Exception as e:  # noqa: BLE001 - eager failing is a finding, kept for the record

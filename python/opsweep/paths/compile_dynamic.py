@@ -77,20 +77,30 @@ def guard_kind(text: str) -> str:
 _GUARDED_DIM = re.compile(r"\bx(\d+)\[(\d+)\]")
 
 
-def guarded_dims(plan: shapes.Plan, texts: list[str]) -> list[dyn.Finding]:
-    """The varied dimensions that equality guards fix, with the guard as why."""
+def guarded_dims(plan: shapes.Plan, texts: list[str], previous: Any) -> list[dyn.Finding]:
+    """The varied dimensions that equality guards fix, with the guard as why. A guard on an
+    input names it (``x0[2]``); a guard on a tensor local to a library frame (after a graph
+    break: ``size of input[0] == 4``) is matched by size: the varied dimensions whose size at the
+    ``previous`` call's shape equals the guarded one."""
     out: list[dyn.Finding] = []
+
+    def add(i: int, d: int, value: int | None, text: str) -> None:
+        if any(v.input == i and v.dim == d for v in plan.dims) and not any(f.input == i and f.dim == d for f in out):
+            out.append(dyn.Finding(i, d, plan.name_of(i, d), "constant", value=value, why=text, source="compile"))
+
     for text in texts:
         if guard_kind(text) != "equality":
             continue
-        for m in _GUARDED_DIM.finditer(text.split(" at ", 1)[0]):
-            i, d = int(m.group(1)), int(m.group(2))
-            if any(v.input == i and v.dim == d for v in plan.dims) and not any(
-                f.input == i and f.dim == d for f in out
-            ):
-                value = re.search(r"==\s*(\d+)", text)
-                out.append(dyn.Finding(i, d, plan.name_of(i, d), "constant",
-                                       value=int(value.group(1)) if value else None, why=text, source="compile"))
+        expr = text.split(" at ", 1)[0]
+        m = re.search(r"==\s*(\d+)", expr)
+        value = int(m.group(1)) if m else None
+        named = list(_GUARDED_DIM.finditer(expr))
+        for g in named:
+            add(int(g.group(1)), int(g.group(2)), value, text)
+        if not named and value is not None and expr.startswith("size of "):
+            for v in plan.dims:
+                if previous[v.input][v.dim] == value:
+                    add(v.input, v.dim, value, text)
     return out
 
 
@@ -147,7 +157,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
 
     guards = [g for call in per_call for g in call["reasons"]]
     last = per_call[-1]["reasons"] if len(per_call) == len(runs) else []
-    fixed = guarded_dims(plan, last)
+    fixed = guarded_dims(plan, last, plan.shapes[-2])
     recompiles = sum(call["recompiles"] for call in per_call)
     dyn.finish_record(ctx, plan, TRACE, runs, fixed, guards[:MAX_REASONS], recompiles=recompiles)
     for entry, call in zip(ctx.dynamic["per_shape"], per_call):
