@@ -8,4 +8,6 @@ cmake -S . -B build/tests -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSWEEP_B
 cmake --build build/tests -j "$jobs"
 (cd build/tests && ctest --output-on-failure -j "$jobs")
 export OPSWEEP_BINARY="$PWD/build/tests/opsweep"
+# Workers and tests import this checkout's harness, not whatever copy is installed.
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 python3 -m pytest -q tests python/tests "$@"

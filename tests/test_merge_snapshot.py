@@ -66,8 +66,27 @@ def test_header_comes_from_the_workers_not_the_merging_machine(tmp_path):
     assert data["environment"]["python"] == "3.10.1"
     assert data["generated"] == "2026-11-30"  # the newest result, not today
     assert data["library"] == merge_db.ENV["library"]
-    assert data["opset"] == 18 and data["device"] == "cpu"
-    assert data["paths"] == ["onnx", "export", "compile"]
+    assert data["environment"]["opset"] == 18 and data["environment"]["device"] == "cpu"
+    # The union of the env fields the paths' descriptions name, and nothing the merging machine has.
+    assert sorted(data["environment"]) == sorted(["python", "torch", "numpy", "device", "onnx", "onnxscript",
+                                                  "onnxruntime", "opset"])
+    assert "opset" not in data and "device" not in data  # schema 2: inside the environment
+    # The paths as their descriptions say (tests/fixtures/paths.json), without harness or durations.
+    assert [p["id"] for p in data["paths"]] == ["onnx", "export", "compile"]
+    for path in data["paths"]:
+        described = merge_db.DESCRIPTIONS[path["id"]]
+        assert path == {k: described[k] for k in ("id", "title", "label", "description", "steps", "env",
+                                                   "subverdicts", "order")}
+
+
+def test_a_snapshot_of_export_only_names_only_its_env_fields(tmp_path):
+    survey = standard_survey()
+    survey.paths = ["export"]
+    survey.results = {k: v for k, v in survey.results.items() if k[1] == "export"}
+    out, _ = merged(tmp_path, write_db(survey, tmp_path / "results.db"))
+    data = json.loads(out.read_text())
+    assert sorted(data["environment"]) == ["device", "numpy", "python", "torch"]
+    assert [p["id"] for p in data["paths"]] == ["export"]
 
 
 def test_records_are_normalised_and_classified(tmp_path):

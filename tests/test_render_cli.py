@@ -157,7 +157,10 @@ def damaged(snapshot):
         change(copy)
         cases.append((name, json.dumps(copy), word))
 
-    variant("schema-2", lambda s: s.update(schema=2), "schema 2")
+    variant("schema-1", lambda s: s.update(schema=1), "snapshot schema 1 is not supported (this opsweep reads 2")
+    variant("schema-3", lambda s: s.update(schema=3), "snapshot schema 3 is not supported")
+    variant("bare-paths", lambda s: s.update(paths=[p["id"] for p in s["paths"]]), "a path description is not an object")
+    variant("bare-break", lambda s: s["records"][0]["paths"]["compile"].update(break_reasons=["x"]), "break reason")
     variant("no-schema", lambda s: s.pop("schema"), "schema")
     variant("no-records", lambda s: s.pop("records"), "records")
     variant("unknown-status", lambda s: s["records"][3]["paths"]["onnx"].update(status="maybe"), "unknown status 'maybe'")
@@ -175,7 +178,7 @@ def test_damaged_snapshot_is_refused_and_nothing_is_written(binary, tmp_path, na
     keep = tmp_path / "page.md"
     keep.write_text("previous page\n")
     result, paths = render(binary, bad, tmp_path)
-    assert result.returncode != 0
+    assert result.returncode == 2
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
     assert str(bad) in lines[0] and word in lines[0], lines[0]
@@ -186,8 +189,8 @@ def test_damaged_snapshot_is_refused_and_nothing_is_written(binary, tmp_path, na
 
 def test_missing_snapshot_and_missing_outputs_are_errors(binary, tmp_path):
     result, _ = render(binary, tmp_path / "nope.json", tmp_path)
-    assert result.returncode != 0 and "nope.json" in result.stderr and "cannot read" in result.stderr
+    assert result.returncode == 2 and "nope.json" in result.stderr and "cannot read" in result.stderr
     result = subprocess.run([str(binary), "render", SNAPSHOT], capture_output=True, text=True)
-    assert result.returncode != 0 and "--html" in result.stderr
+    assert result.returncode == 2 and "--html" in result.stderr
     result, _ = render(binary, SNAPSHOT, tmp_path / "no" / "such" / "dir")
-    assert result.returncode != 0 and "cannot write" in result.stderr
+    assert result.returncode == 2 and "cannot write" in result.stderr

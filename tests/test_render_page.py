@@ -48,16 +48,23 @@ def passes_filter(record, value, paths):
     return token(status) == wanted
 
 
+def path_ids(snapshot):
+    return [p["id"] for p in snapshot["paths"]]
+
+
 def search_text(record, snapshot):
-    """Name, variant, and per path: detail, error, location, reason id and title, break reasons."""
+    """Name, variant, and per path: detail, error, location, reason id and title, and each break
+    reason ({"reason": id, "text": ...}, as merge writes them): its reason's title when a rule
+    classified it, else Dynamo's text."""
     parts = [record["name"], record["variant"]]
-    for path in snapshot["paths"]:
+    for path in path_ids(snapshot):
         outcome = record["paths"][path]
         parts += [outcome["detail"], outcome["error"], outcome["location"]]
         if outcome["reason"]:
             parts += [outcome["reason"], snapshot["reasons"][outcome["reason"]]["title"]]
         for item in outcome["break_reasons"]:
-            parts.append(snapshot["reasons"][item]["title"] if item in snapshot["reasons"] else item)
+            classified = item["reason"] in snapshot["reasons"] and item["reason"] != "unclassified"
+            parts.append(snapshot["reasons"][item["reason"]]["title"] if classified else item["text"])
     return " ".join(parts).lower()
 
 
@@ -65,7 +72,7 @@ def expected(snapshot, query="", value="all"):
     terms = query.lower().split()
     return sorted(
         r["name"] for r in snapshot["records"]
-        if passes_filter(r, value, snapshot["paths"]) and all(t in search_text(r, snapshot) for t in terms)
+        if passes_filter(r, value, path_ids(snapshot)) and all(t in search_text(r, snapshot) for t in terms)
     )
 
 
@@ -140,12 +147,31 @@ def test_typing_narrows_the_rows(browser, page, snapshot):
     assert visible_rows(browser) == expected(snapshot)
 
 
+def test_search_finds_a_classified_graph_break_reason(browser, page, snapshot):
+    # RandomAffine's only item-readback is a graph break on compile (no outcome has that reason), so
+    # finding it by the reason's title exercises the search over classified break reasons.
+    random_affine = next(r for r in snapshot["records"] if r["name"] == "RandomAffine")
+    assert all(o["reason"] != "item-readback" for o in random_affine["paths"].values())
+    assert {"reason": "item-readback", "text": "Unsupported Tensor.item() call with capture_scalar_outputs=False"} in \
+        random_affine["paths"]["compile"]["break_reasons"]
+    load(browser, page)
+    total = len(snapshot["records"])
+    for query in ("read back into Python", "Data-dependent control flow", "BuiltinVariable(print)"):
+        type_search(browser, query)
+        want = expected(snapshot, query)
+        assert visible_rows(browser) == want, query
+        assert count_text(browser) == f"showing {len(want)} of {total}", query
+    assert expected(snapshot, "read back into Python") == ["RandomAffine", "find_fundamental[method=7POINT]"]
+    assert expected(snapshot, "BuiltinVariable(print)") == ["warp_perspective"]  # unclassified: Dynamo's words
+    type_search(browser, "")
+
+
 def test_every_filter_shows_exactly_its_rows(browser, page, snapshot):
     load(browser, page)
     select = Select(browser.find_element(By.ID, "f"))
     values = [option.get_attribute("value") for option in select.options]
     # Every status that occurs on a path is offered, plus the global filters.
-    for path in snapshot["paths"]:
+    for path in path_ids(snapshot):
         for status in {r["paths"][path]["status"] for r in snapshot["records"]}:
             assert f"{path}:{token(status)}" in values
     assert {"all", "failure", "breaks", "all-ok", "onnx:fail", "compile:ok-breaks"} <= set(values)
@@ -268,6 +294,7 @@ def large_snapshot(count, seed=7):
     base = json.loads(FIXTURE.read_text(encoding="utf-8"))
     reasons = list(base["reasons"])
     statuses = ["ok"] * 12 + ["ok-unverified", "mismatch", "fail", "fail", "fail", "n/a", "crash", "timeout"]
+    first_step = {p["id"]: p["steps"][0] for p in base["paths"]}
     records = []
     for i in range(count):
         package = f"pkg{i % 8}"
@@ -275,16 +302,17 @@ def large_snapshot(count, seed=7):
         operator = f"op_{rng.choice(['warp', 'blur', 'crop', 'rgb', 'solve', 'match'])}_{i // 3}"
         name = f"{operator}[v{i}]"
         paths = {}
-        for path in base["paths"]:
+        for path in path_ids(base):
             status = rng.choice(statuses + (["ok-breaks"] * 2 if path == "compile" else []))
             reason = rng.choice(reasons) if status in FAILURE | {"n/a"} else None
             paths[path] = {
-                "status": status, "step": "export" if status == "fail" else "", "reason": reason,
+                "status": status, "step": first_step[path] if status == "fail" else "", "reason": reason,
                 "detail": f"{status} detail number {i} with some words about {operator}" if reason else "",
                 "error": f"RuntimeError: something went wrong in {operator} at element {i}" if status == "fail" else "",
                 "location": f"kornia/{package}/{section}.py:{i}" if reason else "",
                 "graph_breaks": rng.randint(1, 4) if status == "ok-breaks" else None,
-                "break_reasons": ["graph-break-data-dependent"] if status == "ok-breaks" else [],
+                "break_reasons": [{"reason": "graph-break-data-dependent", "text": "generic_jump TensorVariable()"}]
+                if status == "ok-breaks" else [],
                 "op_types": [],
             }
         records.append({"name": name, "operator": operator, "variant": f"v{i}", "package": package,

@@ -21,6 +21,7 @@ MIXED = [
     {"name": "wrongid_i", "group": "misc"},
     {"name": "badstatus_j", "group": "misc"},
     {"name": "na_k", "group": "misc"},
+    {"name": "poisonrecord_l", "group": "misc"},
 ]
 
 
@@ -39,28 +40,36 @@ def test_every_behaviour_becomes_a_record(tmp_path):
     assert detail["hang_e"] == ("timeout", "no result after 1.5 s; the worker's process group was killed", "worker")
     assert detail["badjson_f"] == ("crash", "protocol error: a line that is not JSON", "worker")
     assert detail["poisoned_g"] == ("crash", "poisoned the worker twice: default dtype changed to float64", "worker")
+    # Poison is not a crash: a worker found poisoned after a job it finished sends the job's record.
+    assert detail["poisonrecord_l"] == ("fail", "fake fail", "export")
+    assert res[("poisonrecord_l", "onnx")]["record"]["notes"] == [
+        "the worker was found poisoned after this job (inference mode changed from False to True) and was replaced"]
     assert detail["flood_h"][0] == "ok"  # 8 MB on stdout went to the log, not the protocol
     assert detail["wrongid_i"][0] == "crash" and detail["wrongid_i"][1].startswith("protocol error: a 'result' for job")
     assert detail["badstatus_j"] == ("crash", "protocol error: record with status 'crash', which a worker may not report",
                                      "worker")
+    onnx = json.loads(h.runs(tmp_path / ".opsweep" / "results.db")[0]["paths_json"])[0]
     for (case, path), row in res.items():
         assert row["status"] == row["record"]["status"]
         assert row["attempts"] == (1 if row["status"] in ("crash", "timeout") else 0)
         assert len(row["job_key"]) == 32
         fields = json.loads(row["key_fields_json"])
-        assert list(fields) == ["case", "path", "harness", "python", "torch", "onnx", "onnxscript", "onnxruntime",
-                                "numpy", "opset", "device", "library"]
+        # The onnx path's own tags, in its description's order: its harness digest, its env fields.
+        assert list(fields) == ["case", "path", "harness", "python", "torch", "numpy", "device", "onnx", "onnxscript",
+                                "onnxruntime", "opset", "library"]
         assert fields["case"] == "fp-" + case and fields["path"] == "onnx" and fields["opset"] == "18"
+        assert fields["harness"] == onnx["harness"]
     assert res[("hang_e", "onnx")]["duration_s"] >= 1.5
     logs = tmp_path / ".opsweep" / "logs"
     assert sum(f.stat().st_size for f in logs.iterdir()) > 8_000_000
     assert "OMP=1" in (logs / "worker-0.log").read_text(errors="replace")
     run = h.runs(tmp_path / ".opsweep" / "results.db")
     assert len(run) == 1 and run[0]["finished"] and run[0]["shard"] == "1/1"
-    assert json.loads(run[0]["paths_json"]) == ["onnx"]
+    assert [p["id"] for p in json.loads(run[0]["paths_json"])] == ["onnx"]
+    assert json.loads(run[0]["paths_json"])[0]["title"] == "ONNX"
     assert json.loads(run[0]["env_json"])["torch"] == "2.13.0+cpu"
     summary = p.stderr.strip().splitlines()[-1]
-    assert summary.startswith("opsweep run: 11 of 11 jobs ran (ok 2, fail 1, n/a 1, crash 6, timeout 1)"), summary
+    assert summary.startswith("opsweep run: 12 of 12 jobs ran (ok 2, fail 2, n/a 1, crash 6, timeout 1)"), summary
     assert not h.wait_until_gone(reg)
 
 
@@ -91,6 +100,22 @@ def test_rerun_reuses_current_results_and_retries_crashes_once(tmp_path):
     assert h.run(args, tmp_path).returncode == 0
     assert sorted(journal.read_text().splitlines()) == ["ok_a|compile", "ok_a|export", "ok_a|onnx"]
     assert len(h.runs(db)) == 5
+    # A field only the onnx path depends on re-probes the onnx jobs only.
+    reg = h.write_registry(tmp_path, [{"name": "ok_a", "fingerprint": "new"}, {"name": "segv_b"}, {"name": "fail_c"}],
+                           journal=str(journal), env={"onnxruntime": "1.99.0"})
+    journal.write_text("")
+    p = h.run(args, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert sorted(journal.read_text().splitlines()) == ["fail_c|onnx", "ok_a|onnx", "segv_b|onnx"]
+    # An edited path module (its harness digest) re-probes that path only.
+    reg = h.write_registry(tmp_path, [{"name": "ok_a", "fingerprint": "new"}, {"name": "segv_b"}, {"name": "fail_c"}],
+                           journal=str(journal), env={"onnxruntime": "1.99.0"},
+                           describe={"compile": {"harness": "edited"}})
+    journal.write_text("")
+    assert h.run(args, tmp_path).returncode == 0
+    # (segv_b|onnx crashed once under its new key above: a crash is retried once, so it runs too)
+    assert sorted(journal.read_text().splitlines()) == ["fail_c|compile", "ok_a|compile", "segv_b|compile",
+                                                        "segv_b|onnx"]
 
 
 def test_filters_and_shards(tmp_path):
@@ -145,9 +170,9 @@ def test_bad_options_are_one_line_errors(tmp_path):
 
 def test_registry_error_is_forwarded(tmp_path):
     reg = h.write_registry(tmp_path, [{"name": "a"}, {"name": "a"}])
-    one_line_error(h.run(["--cases", reg], tmp_path), 1, "duplicate case name 'a'")
+    one_line_error(h.run(["--cases", reg], tmp_path), 2, "duplicate case name 'a'")
     reg = h.write_registry(tmp_path, [], startup={"error": "cases_x.py: cannot import kornia.nope"})
-    one_line_error(h.run(["--cases", reg], tmp_path), 1, "cases_x.py: cannot import kornia.nope")
+    one_line_error(h.run(["--cases", reg], tmp_path), 2, "cases_x.py: cannot import kornia.nope")
 
 
 def test_worker_startup_failures(tmp_path):
@@ -155,15 +180,15 @@ def test_worker_startup_failures(tmp_path):
     p = h.run(["--cases", reg, "--db", "slow.db"], tmp_path)
     assert p.returncode == 0, p.stderr  # a slow start is fine
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"sleep": 30})
-    one_line_error(h.run(["--cases", reg, "--startup-timeout", "1"], tmp_path), 1, "was not ready within 1 s")
+    one_line_error(h.run(["--cases", reg, "--startup-timeout", "1"], tmp_path), 2, "was not ready within 1 s")
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"exit": 4})
-    one_line_error(h.run(["--cases", reg], tmp_path), 1, "exited with code 4 before it was ready")
-    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"protocol": 2})
-    one_line_error(h.run(["--cases", reg], tmp_path), 1, "protocol 2")
+    one_line_error(h.run(["--cases", reg], tmp_path), 2, "exited with code 4 before it was ready")
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"protocol": 1})
+    one_line_error(h.run(["--cases", reg], tmp_path), 2, "the worker speaks protocol 1; this engine speaks protocol 2")
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}], startup={"garbage": True})
-    one_line_error(h.run(["--cases", reg], tmp_path), 1, "protocol error while starting")
+    one_line_error(h.run(["--cases", reg], tmp_path), 2, "protocol error while starting")
     env = h.fake_env({"OPSWEEP_WORKER_CMD": "/nonexistent/python9"})
-    one_line_error(h.run(["--cases", reg], tmp_path, env=env), 1, "cannot execute '/nonexistent/python9'")
+    one_line_error(h.run(["--cases", reg], tmp_path, env=env), 2, "cannot execute '/nonexistent/python9'")
     assert not h.wait_until_gone(reg)
 
 
@@ -182,3 +207,26 @@ def test_python_flag_runs_the_worker_module(tmp_path):
     p = h.run(["--cases", reg, "--db", "b.db"], tmp_path, env=env)
     assert p.returncode == 0, p.stderr
     assert len(h.results(tmp_path / "b.db")) == 3
+
+
+def test_library_option_reaches_the_worker(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    p = h.run(["--cases", reg, "--library", "mylib", "--paths", "export"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    run = h.runs(tmp_path / ".opsweep" / "results.db")[0]
+    assert json.loads(run["env_json"])["library"]["name"] == "mylib"
+    fields = json.loads(h.results(tmp_path / ".opsweep" / "results.db")[("ok_a", "export")]["key_fields_json"])
+    assert fields["library"] == "mylib 0.9.0 lib1"
+
+
+def test_a_new_path_needs_nothing_but_its_description(tmp_path):
+    # The fake worker describes a path the engine has never heard of: planned, keyed and scheduled.
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}, {"name": "fail_b"}], paths=["export", "toy"])
+    p = h.run(["--cases", reg], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "4 jobs planned (from 2 cases x 2 paths)" in p.stderr
+    res = h.results(tmp_path / ".opsweep" / "results.db")
+    assert res[("fail_b", "toy")]["record"]["step"] == "capture"
+    fields = json.loads(res[("ok_a", "toy")]["key_fields_json"])
+    assert list(fields) == ["case", "path", "harness", "python", "torch", "library"]
+    assert fields["harness"] == "harness-toy"

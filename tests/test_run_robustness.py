@@ -109,7 +109,7 @@ def test_damaged_database_is_refused_untouched(tmp_path):
         path = tmp_path / name
         path.write_bytes(content)
         p = h.run(["--cases", reg, "--db", str(path)], tmp_path)
-        assert p.returncode == 1, (name, p.stderr)
+        assert p.returncode == 2, (name, p.stderr)
         lines = p.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("opsweep run: error: "), (name, p.stderr)
         assert path.read_bytes() == content, f"{name} was modified"
@@ -121,7 +121,7 @@ def test_unwritable_database_directory(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     p = h.run(["--cases", reg, "--db", str(blocker / "sub" / "r.db")], tmp_path)
-    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
 def test_memory_limit_kills_the_worker(tmp_path):
@@ -148,6 +148,35 @@ def test_poisoned_worker_is_replaced_and_the_job_requeued(tmp_path):
     assert res[("poisononce_a", "onnx")]["status"] == "ok"
     assert res[("ok_b", "onnx")]["status"] == "ok"
     assert (state / "poisononce_a.onnx.poisoned").exists()
+
+
+def test_a_schema_1_database_is_refused_as_older(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    db = tmp_path / "old.db"
+    assert h.run(["--cases", reg, "--db", str(db)], tmp_path).returncode == 0
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value='1' WHERE key='schema'")
+    con.commit()
+    con.close()
+    p = h.run(["--cases", reg, "--db", str(db)], tmp_path)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0] == (f"opsweep run: error: {db}: schema version 1 comes from an older opsweep, whose job keys and "
+                        "path descriptions this one cannot read; re-measure into a new database")
+
+
+def test_poisoned_worker_with_the_jobs_record_keeps_it_and_is_not_rerun(tmp_path):
+    journal = tmp_path / "journal"
+    reg = h.write_registry(tmp_path, [{"name": "poisonrecord_a"}, {"name": "ok_b"}], journal=str(journal))
+    db = tmp_path / "p.db"
+    p = h.run(["--cases", reg, "--db", str(db), "--paths", "onnx", "-j", "1"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert sorted(journal.read_text().splitlines()) == ["ok_b|onnx", "poisonrecord_a|onnx"]  # ran once
+    res = h.results(db)
+    assert res[("poisonrecord_a", "onnx")]["status"] == "fail"
+    assert res[("poisonrecord_a", "onnx")]["attempts"] == 0
+    assert res[("ok_b", "onnx")]["status"] == "ok"
 
 
 def test_restart_cap_stops_the_run(tmp_path):

@@ -6,10 +6,21 @@ Contract (docs/formats.md section 3, ``record.error``):
 - ``message``: the root cause's text, scrubbed, at most 2000 characters.
 - ``chain``: the whole chain as Python prints it (root cause first), scrubbed, at most 8000
   characters (head and tail kept, the cut marked).
-- ``frames``: the innermost (at most 6) traceback frames whose file lies inside the surveyed
-  library, as ``kornia/sub/file.py:LINE``, innermost first. The innermost exception of the chain
-  that has such frames wins; when no exception does (e.g. dynamo reports user code only inside its
-  message), ``File "...", line N`` mentions in the chain text are used instead.
+- ``frames``: the innermost (at most 6) frames whose file lies inside the surveyed library, as
+  ``kornia/sub/file.py:LINE``, innermost first. Sources, first that gives any: (1) the traceback
+  of the innermost exception of the chain that has such frames; (2) a Python stack the harness
+  attached to an exception of the chain (``attach_stack``: e.g. where the eager call invoked the
+  aten operation that torch.onnx could not translate, when the exception was raised while the
+  graph was translated and no library frame was on the stack); (3) ``File "...", line N`` mentions
+  in the messages (dynamo reports user code only there).
+- ``registry_frames``: the same for registry code (``use_registries``: every ``.py`` file in the
+  folder of a registry, e.g. ``cases_contrib.py:263``, ``_common.py:40``); a library file is never
+  registry code.
+- ``raised_in``: ``"registry"`` when the innermost library-or-registry frame of the failure is in
+  registry code, ``"library"`` when it is in the library, ``""`` when neither appears. Only
+  sources (1) and (3) decide it: where the failure was *raised* (an attached stack says where an
+  operation was called, not what raised). A registry failure also puts ``REGISTRY_MARKER`` on the
+  first line of ``chain`` (the reason rules match text only; see ``REGISTRY_MARKER``).
 
 ``scrub(text)`` removes absolute paths, most specific first: the library's own files become
 ``kornia/...``, the source checkout of opsweep ``<repo>/...``, site-packages ``<site-packages>/...``,
@@ -35,6 +46,7 @@ CHAIN_LIMIT = 8000
 FRAME_LIMIT = 6
 
 _default_library: Library | None = None
+_registry_dirs: tuple[str, ...] = ()
 _scrubbers: dict[Library | None, list[tuple[re.Pattern[str], str]]] = {}
 
 # A path prefix only counts when it starts a path: not preceded by a path character.
@@ -46,6 +58,28 @@ def use_library(library: Library | None) -> None:
     """Set the library that ``scrub`` and ``evidence`` use when none is passed."""
     global _default_library
     _default_library = library
+
+
+def use_registries(folders: list[str]) -> None:
+    """Set the folders whose ``.py`` files are registry code (see ``registry_frames``)."""
+    global _registry_dirs
+    out: list[str] = []
+    for folder in folders:
+        for v in _variants(os.path.abspath(folder)):
+            if v not in out:
+                out.append(v)
+    _registry_dirs = tuple(out)
+
+
+def registry_relative(path: str) -> str | None:
+    """``cases_x.py`` for a file directly in a registry folder, ``None`` otherwise."""
+    if not path or path.startswith("<") or not _registry_dirs:
+        return None
+    folder = os.path.dirname(os.path.normpath(os.path.abspath(path)))
+    real = os.path.dirname(os.path.realpath(path))
+    if folder in _registry_dirs or real in _registry_dirs:
+        return os.path.basename(path)
+    return None
 
 
 def _repo_root() -> str | None:
@@ -146,7 +180,7 @@ def root_cause(exc: BaseException) -> BaseException:
         cur = nxt
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
+def exception_chain(exc: BaseException) -> list[BaseException]:
     """Outermost first, root cause last."""
     out = [exc]
     seen = {id(exc)}
@@ -168,29 +202,122 @@ def type_name(exc: BaseException) -> str:
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
+# Put on the first line of ``chain`` when the failure was raised in registry code: the reason rules
+# (rules/outcomes.json, ``registry-error``) match text only, and the classifier reads the chain. It
+# cannot come from probed code: ``_neutralise`` rewrites any "[opsweep:" in the texts the failure
+# produced before the marker is added.
+REGISTRY_MARKER = "[opsweep:raised-in-registry]"
+_MARKER_PREFIX = "[opsweep:"
 
-def library_frames(exc: BaseException, library: Library | None, limit: int = FRAME_LIMIT) -> list[str]:
-    """Innermost library frames of the chain as ``kornia/x.py:LINE``, innermost first."""
+
+def _neutralise(text: str) -> str:
+    return text.replace(_MARKER_PREFIX, "[opsweep :")
+
+
+def attach_stack(exc: BaseException, stack: list[tuple[str, int]]) -> None:
+    """Attach a Python stack (``(filename, line)`` pairs, outermost first) to ``exc``: where the
+    failing operation was called, for failures raised when no library frame is on the stack."""
+    exc.opsweep_stack = list(stack)  # type: ignore[attr-defined]
+
+
+Locator = Any  # (filename) -> relative name or None
+
+
+def _tb_frames(e: BaseException, locate: Locator) -> list[str]:
+    """Matching traceback frames of ``e``, outermost first."""
+    found = []
+    for fs in traceback.extract_tb(e.__traceback__):
+        rel = locate(fs.filename)
+        if rel is not None:
+            found.append(f"{rel}:{fs.lineno}")
+    return found
+
+
+def stack_frames(stack: list[tuple[str, int]], library: Library | None, limit: int = FRAME_LIMIT) -> list[str]:
+    """The library frames of a Python stack (``(filename, line)`` pairs, outermost first, e.g. a
+    graph break's user stack) as ``kornia/x.py:LINE``, innermost first."""
     if library is None:
         return []
-    for e in reversed(_chain(exc)):  # root cause first
-        found = []
-        for fs in traceback.extract_tb(e.__traceback__):
-            rel = library.relative(fs.filename)
-            if rel is not None:
-                found.append(f"{rel}:{fs.lineno}")
-        if found:
-            return list(reversed(found[-limit:]))
-    # Fallback: file mentions inside the messages (dynamo's "from user code" stacks).
+    found = [f"{rel}:{line}" for filename, line in stack if (rel := library.relative(filename)) is not None]
+    return list(reversed(found[-limit:]))
+
+
+def _attached_frames(e: BaseException, locate: Locator) -> list[str]:
     found = []
-    for e in reversed(_chain(exc)):
-        for m in _FILE_LINE.finditer(str(e)):
-            rel = library.relative(m.group(1))
-            if rel is not None:
-                found.append(f"{rel}:{m.group(2)}")
-        if found:
-            return list(reversed(found[-limit:]))
+    for filename, line in getattr(e, "opsweep_stack", None) or []:
+        rel = locate(filename)
+        if rel is not None:
+            found.append(f"{rel}:{line}")
+    return found
+
+
+def _mentioned_frames(e: BaseException, locate: Locator) -> list[str]:
+    found = []
+    for m in _FILE_LINE.finditer(message_of(e)):
+        rel = locate(m.group(1))
+        if rel is not None:
+            found.append(f"{rel}:{m.group(2)}")
+    return found
+
+
+def _frames(exc: BaseException, locate: Locator, sources: tuple[Any, ...], limit: int) -> list[str]:
+    """Innermost first: the first source that yields frames for some exception of the chain
+    (root cause first) wins."""
+    chain = list(reversed(exception_chain(exc)))  # root cause first
+    for source in sources:
+        for e in chain:
+            found = source(e, locate)
+            if found:
+                return list(reversed(found[-limit:]))
     return []
+
+
+def _library_locator(library: Library | None) -> Locator:
+    return (lambda f: None) if library is None else library.relative
+
+
+def _registry_locator(library: Library | None) -> Locator:
+    def locate(f: str) -> str | None:
+        if library is not None and library.relative(f) is not None:
+            return None  # a library file is never registry code (tests keep both in one folder)
+        return registry_relative(f)
+
+    return locate
+
+
+def _either_locator(library: Library | None) -> Locator:
+    lib, reg = _library_locator(library), _registry_locator(library)
+
+    def locate(f: str) -> str | None:
+        if lib(f) is not None:
+            return "library"
+        if reg(f) is not None:
+            return "registry"
+        return None
+
+    return locate
+
+
+_ALL_SOURCES = (_tb_frames, _attached_frames, _mentioned_frames)
+
+
+def library_frames(exc: BaseException, library: Library | None, limit: int = FRAME_LIMIT) -> list[str]:
+    """Innermost library frames of the failure as ``kornia/x.py:LINE``, innermost first."""
+    if library is None:
+        return []
+    return _frames(exc, _library_locator(library), _ALL_SOURCES, limit)
+
+
+def registry_frames(exc: BaseException, library: Library | None, limit: int = FRAME_LIMIT) -> list[str]:
+    """Innermost registry frames of the failure as ``cases_x.py:LINE``, innermost first."""
+    return _frames(exc, _registry_locator(library), _ALL_SOURCES, limit)
+
+
+def raised_in(exc: BaseException, library: Library | None) -> str:
+    """``registry``, ``library`` or ``""``: the innermost library-or-registry frame of where the
+    failure was raised (tracebacks, then dynamo's user-code mentions; never an attached stack)."""
+    frames = _frames(exc, _either_locator(library), (_tb_frames, _mentioned_frames), 1)
+    return frames[0].rsplit(":", 1)[0] if frames else ""
 
 
 def bound(text: str, limit: int) -> str:
@@ -221,11 +348,17 @@ def evidence(exc: BaseException, library: Library | None = None) -> dict[str, An
         chain = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     except Exception:  # formatting must never fail the job
         chain = f"{type_name(exc)}: {message_of(exc)}"
+    where = raised_in(exc, lib)
+    chain = _neutralise(scrub(chain, lib))
+    if where == "registry":
+        chain = f"{REGISTRY_MARKER} the failure was raised in registry code\n{chain}"
     return {
         "type": type_name(root),
-        "message": scrub(message_of(root), lib)[:MESSAGE_LIMIT],
-        "chain": bound(scrub(chain, lib), CHAIN_LIMIT),
+        "message": _neutralise(scrub(message_of(root), lib))[:MESSAGE_LIMIT],
+        "chain": bound(chain, CHAIN_LIMIT),
         "frames": library_frames(exc, lib),
+        "registry_frames": registry_frames(exc, lib),
+        "raised_in": where,
     }
 
 

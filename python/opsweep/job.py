@@ -10,11 +10,14 @@ Contract of ``run_job`` (never raises for anything the case or torch does):
    error kept. No tensor in the result: ``n/a`` at ``no-tensor``.
 3. The path's probe (paths/), in a private temp dir. An exception escaping it is ``fail`` at the
    step the probe had reached, with its evidence. Probes judge through ``ProbeContext.verify``:
-   the captured program on the trace inputs, on fresh inputs, and under two seeds for check=False
-   cases, each against eager on the same inputs and seed (``eager_outputs``); the record's
-   ``checks`` says which of these ran, and why not.
+   the captured program on the trace inputs, on fresh inputs, and under several seeds for
+   check=False cases, each against eager on the same inputs and seed (``eager_calls``); the
+   record's ``checks`` says which of these ran, and why not. A capture that raises on the fresh
+   inputs only is ``fail`` at the probe's run step, its detail saying so.
+4. ``notes`` starts empty; the worker adds what it observed around the job (a thread-local torch
+   state the job left changed and that was restored, or why it poisoned the worker).
 Every text is scrubbed of absolute paths. Timings are seconds rounded to 4 decimals; a stage
-that did not run is null.
+that did not run is null; ``total_s`` includes the extra runs of the checks.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 
 import torch
 
-from opsweep.case import Case
+from opsweep.case import Case, construction_files, materialize
 from opsweep.evidence import evidence, scrub
 from opsweep.flatten import describe, flatten
 from opsweep.library import Library
@@ -65,14 +68,18 @@ def _trace_eager(case: Case) -> tuple[Any, set[str]]:
     return raw, files
 
 
-def eager_outputs(case: Case, inputs: tuple[torch.Tensor, ...], seed: int) -> list[torch.Tensor]:
-    """The eager reference on other inputs or under another seed: a fresh module, the seed set for
-    torch / numpy / random, no_grad; flat, detached copies. Raises what the case raises."""
+def eager_calls(case: Case, calls: list[tuple[tuple[torch.Tensor, ...], int]]) -> list[list[torch.Tensor]]:
+    """The eager reference on other inputs or under other seeds: ``calls`` ((inputs, seed) pairs)
+    made in turn on ONE fresh module, each under its seed (torch / numpy / random) and no_grad;
+    each call's flat outputs as detached copies. Raises what the case raises."""
     module = make_module(case, flat_outputs=False)
-    seed_everything(seed)
-    with torch.no_grad():
-        raw = module(*inputs)
-    return [t.detach().clone() for t in flatten(raw)]
+    out = []
+    for inputs, seed in calls:
+        seed_everything(seed)
+        with torch.no_grad():
+            raw = module(*inputs)
+        out.append([t.detach().clone() for t in flatten(raw)])
+    return out
 
 
 def _sources(files: set[str], library: Library | None) -> list[str]:
@@ -89,11 +96,13 @@ def new_record() -> dict[str, Any]:
         "error": None,
         "graph_breaks": None,
         "break_reasons": [],
+        "break_frames": [],
         "onnx": None,
         "outputs": None,
         "timings": {"eager_s": None, "capture_s": None, "run_s": None, "total_s": None},
         "sources": [],
         "checks": {},
+        "notes": [],
         "dynamic": None,
     }
 
@@ -116,10 +125,17 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
 
     t0 = time.perf_counter()
     try:
+        case = materialize(case)  # a lazy target is built now, once per worker
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - constructing the target is part of eager
+        record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
+        record["error"] = evidence(e, library)
+        return finish("n/a", "eager", f"constructing the target raised {type(e).__name__}")
+    built_files = construction_files(case)
+    try:
         raw, files = _trace_eager(case)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the eager failure is the finding
         record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
-        record["sources"] = _sources(getattr(e, "opsweep_sources", set()), library)
+        record["sources"] = _sources(set(getattr(e, "opsweep_sources", set())) | built_files, library)
         record["error"] = evidence(e, library)
         return finish("n/a", "eager", f"the eager call raised {type(e).__name__}")
     try:
@@ -128,7 +144,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
         record["error"] = evidence(e, library)
         return finish("n/a", "no-tensor", f"the eager result could not be flattened: {type(e).__name__}")
     record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
-    record["sources"] = _sources(files, library)
+    record["sources"] = _sources(set(files) | built_files, library)
     if not expected:
         return finish("n/a", "no-tensor", f"the eager result ({type(raw).__name__}) holds no tensor")
     record["outputs"] = describe(expected)
@@ -141,7 +157,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
             threads=threads,
             workdir=workdir,
             library=library,
-            eager=lambda inputs, seed: eager_outputs(case, inputs, seed),
+            eager=lambda calls: eager_calls(case, calls),
         )
         failure: BaseException | None = None
         try:
@@ -156,6 +172,7 @@ def run_job(case: Case, path: str, *, library: Library | None, threads: int) -> 
             )
     record["graph_breaks"] = ctx.graph_breaks
     record["break_reasons"] = list(ctx.break_reasons)
+    record["break_frames"] = [list(f) for f in ctx.break_frames]
     record["onnx"] = ctx.onnx
     record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
     record["dynamic"] = ctx.dynamic

@@ -6,29 +6,41 @@ Contract:
   relative imports work; a loose file with its folder appended to ``sys.path``, so it can import
   helpers beside it) and returns every case with its registry and fingerprint, in file
   order then list order. The same file given twice is loaded once.
+- Each import runs with torch (CPU), numpy and random seeded from the file's basename
+  (``registry_seed``) and their states restored afterwards: a registry that draws from the global
+  generators defines the same cases in every process, whatever was loaded before it.
 - Any problem raises ``RegistryError`` with one line that names the file and the problem: file
   missing; import failure (exception type, message, and the registry line that raised); ``CASES``
   missing; ``CASES`` not a list; an element that is not a Case; a duplicate case name (both
-  places, ``file:line``, across files too).
-- ``fingerprint(case)`` is a hex blake2b digest over tagged fields: name, group, the target's
-  qualified name (functions and classes: defining module + qualname; ``nn.Module`` instances:
-  class qualname, a digest of the state_dict values, the repr and the plain attributes of it and
-  its children; other objects: class qualname and their attributes), method, each input's shape / dtype / strides / a digest of its bytes,
-  kwargs (a canonical encoding: sorted keys, tensors by value, callables by qualified name, reprs
-  with memory addresses removed), check, atol, rtol and skip. It never uses ``hash()`` or ``id()``
-  so it is identical across processes, and names defined in a registry use the registry's file stem
-  (not its import name, which depends on where the checkout lies). ``note`` and ``tags`` do not
-  change results and are left out.
+  places, ``file:line``, across files too; a case's ``origin`` is the registry line that built it,
+  also when a helper did).
+- ``fingerprint(case)`` is a hex blake2b digest over tagged fields: name, group, target, method,
+  each input's shape / dtype / strides / a digest of its bytes, kwargs, check, atol, rtol, skip,
+  fresh inputs and dynamic dims. Values are encoded canonically (``encode``): tensors by value,
+  ``nn.Module`` instances by class, a digest of the state_dict values, the repr and the plain
+  attributes of it and its children; bound methods with their object; reprs without memory
+  addresses. Installed code (the library, torch, the standard library) is named by its qualified
+  name. Code written in a registry, a registry's helper module or a test (``hashed_by_code``) is
+  named by a digest of what it does, never by where it sits: a function by its code objects,
+  defaults, closure cells and the globals it reads; a class by its bases and the attributes of its
+  body (methods by code). So editing a wrapper re-keys its cases and moving it to another module
+  does not. A lazy target (``opsweep.case.lazy``) is encoded without building it: the builder, its
+  arguments, what it builds and the case's construction seed. Fingerprints never use ``hash()`` or
+  ``id()``, so they are identical across processes. ``note`` and ``tags`` do not change results and
+  are left out.
 - Registry wrappers may name the API they survey in ``__opsweep_target__``; the inventory's
   ``target`` and the library guess use it.
+- ``is_registry_file(path)`` tells registry code from the library's in a traceback.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import enum
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -37,11 +49,11 @@ import sys
 import traceback
 import types
 import weakref
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import torch
 
-from opsweep.case import Case, RegistryError
+from opsweep.case import Case, Lazy, RegistryError, construction_seed, loading, seeded
 
 FINGERPRINT_VERSION = "opsweep-case-v2"
 _ADDRESS = re.compile(r"\s+at 0x[0-9a-fA-F]+")
@@ -140,12 +152,48 @@ def _import_failure(path: str, exc: BaseException) -> str:
     return _one_line(f"{base}: import failed{where}: {type(exc).__name__}: {exc}")
 
 
+# Real paths of the registry files loaded in this process, and the folders of registry packages
+# (whose other modules, e.g. _common.py, are the registries' helpers).
+_REGISTRY_FILES: set[str] = set()
+_REGISTRY_PACKAGES: set[str] = set()
+_REALPATHS: dict[str, str] = {}
+
+
+def is_registry_file(path: str) -> bool:
+    """True when ``path`` (absolute, as in a traceback) is registry code: a registry file loaded by
+    ``load_registries`` / ``load_registry_file`` in this process, or another module of a loaded
+    registry's package (its helpers, such as ``registries/kornia/_common.py``). Symlinks are
+    resolved; ``<string>`` and other pseudo-files are not registry code. The evidence of a failure
+    uses it to tell a registry's own mistake from a finding about the library."""
+    if not path or path.startswith("<"):
+        return False
+    real = _REALPATHS.get(path)
+    if real is None:
+        real = _REALPATHS[path] = os.path.realpath(path)
+    return real in _REGISTRY_FILES or os.path.dirname(real) in _REGISTRY_PACKAGES
+
+
+def registry_seed(path: str) -> int:
+    """The seed of torch, numpy and random while a registry file is imported: derived from the
+    file's basename (blake2b, not ``hash()``), so every process and every checkout draws the same
+    module-level values, whatever was loaded before."""
+    digest = hashlib.blake2b(b"opsweep-registry-seed\0" + os.path.basename(path).encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "little") & 0x7FFFFFFF
+
+
 def load_registry_file(path: str) -> list[Case]:
-    """Import one registry file and return its CASES, validated. Raises RegistryError."""
+    """Import one registry file and return its CASES, validated. Raises RegistryError.
+
+    The import runs under ``seeded(registry_seed(path))``: a registry that draws from the global
+    random generators at module level still defines the same cases in every process."""
     base = os.path.basename(path)
     if not os.path.isfile(path):
         raise RegistryError(f"{path}: registry file not found")
     name = _module_name(path)
+    real = os.path.realpath(path)
+    _REGISTRY_FILES.add(real)
+    if _package_location(real) is not None:
+        _REGISTRY_PACKAGES.add(os.path.dirname(real))
     try:
         _prepare_import(path)
         spec = importlib.util.spec_from_file_location(name, path)
@@ -153,7 +201,8 @@ def load_registry_file(path: str) -> list[Case]:
             raise RegistryError(f"{base}: cannot be imported as a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        with seeded(registry_seed(path)), loading(real):
+            spec.loader.exec_module(module)
     except RegistryError as e:  # case() refused a case: its message already names the line
         sys.modules.pop(name, None)
         msg = _one_line(str(e))
@@ -187,21 +236,41 @@ def load_registries(paths: Sequence[str]) -> list[LoadedCase]:
             continue
         done.add(real)
         base = os.path.basename(path)
-        for c in load_registry_file(path):
-            if c.name in first_seen:
-                other_base, other = first_seen[c.name]
-                raise RegistryError(
-                    f"{base}: duplicate case name {c.name!r} ({other.origin or other_base} and {c.origin or base})"
-                )
-            first_seen[c.name] = (base, c)
-            try:
-                fp = fingerprint(c)
-            except Exception as e:  # noqa: BLE001
-                raise RegistryError(
-                    _one_line(f"{base}: case {c.name!r} ({c.origin}) cannot be fingerprinted: {type(e).__name__}: {e}")
-                ) from None
-            loaded.append(LoadedCase(case=c, registry=base, fingerprint=fp))
+        cases = load_registry_file(path)
+        with _code_memo():
+            loaded.extend(_fingerprinted(cases, base, first_seen))
     return loaded
+
+
+def _fingerprinted(cases: list[Case], base: str, first_seen: dict[str, tuple[str, Case]]) -> list[LoadedCase]:
+    """Fingerprint one registry's cases; a name seen before (in this or an earlier file) is refused."""
+    loaded: list[LoadedCase] = []
+    for c in cases:
+        if c.name in first_seen:
+            other_base, other = first_seen[c.name]
+            raise RegistryError(
+                f"{base}: duplicate case name {c.name!r} ({other.origin or other_base} and {c.origin or base})"
+            )
+        first_seen[c.name] = (base, c)
+        try:
+            fp = fingerprint(c)
+        except Exception as e:  # noqa: BLE001
+            raise RegistryError(
+                _one_line(f"{base}: case {c.name!r} ({c.origin}) cannot be fingerprinted: {type(e).__name__}: {e}")
+            ) from None
+        loaded.append(LoadedCase(case=c, registry=base, fingerprint=fp))
+    return loaded
+
+
+@contextlib.contextmanager
+def _code_memo() -> Iterator[None]:
+    """Memoise code digests while one registry's cases are fingerprinted (its wrappers are shared)."""
+    previous = _CODE.memo
+    _CODE.memo = {}
+    try:
+        yield
+    finally:
+        _CODE.memo = previous
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,39 +417,225 @@ def _module_config(m: torch.nn.Module, depth: int) -> dict[str, Any]:
     if depth + 1 >= _MAX_DEPTH:
         return {"attrs": attrs}
     children = {
-        name: {"class": qualified_name(type(child)), **_module_config(child, depth + 1)}
+        name: {"class": type_identity(type(child)), **_module_config(child, depth + 1)}
         for name, child in m.named_children()
     }
     return {"attrs": attrs, "children": children}
 
 
-def _defined_outside_packages(fn: types.FunctionType) -> bool:
-    """True for functions written in a registry or a test (not in an installed package): their
-    code is part of the case, so it is hashed. Installed code (the library, torch) is covered by
-    the library fingerprint and the versions in the job key."""
-    parts = os.path.normpath(fn.__code__.co_filename).split(os.sep)
-    return "site-packages" not in parts and "dist-packages" not in parts
+# ---------------------------------------------------------------------------------------------
+# Code written in registries: hashed by what it does, not by where it sits
+#
+# A wrapper class, a lambda or a helper written in a registry (or in a registry's helper module such
+# as _common.py, or in a test) is part of the case: editing it must re-probe the case, and moving it
+# to another module must not. Such code is identified by a digest of its code objects (bytecode,
+# names, constants, nested code), its defaults, closure cells and the globals it reads, and for a
+# class by its bases and every attribute of its body. Names and module paths are left out. Installed
+# code (the surveyed library, torch) keeps its qualified name: the library's code is keyed per job
+# elsewhere (the job key's library fields), torch's by its version.
+
+_INSTALLED: frozenset[str] | None = None
 
 
-def _code_digest(code: types.CodeType) -> str:
-    """Process-independent digest of a code object: bytecode, names and constants (nested code too)."""
+def _installed_top_levels() -> frozenset[str]:
+    """Top-level modules that belong to an installed distribution (torch, kornia, numpy, ...)."""
+    global _INSTALLED
+    if _INSTALLED is None:
+        try:
+            found = frozenset(importlib.metadata.packages_distributions())
+        except Exception:  # noqa: BLE001 - a broken metadata entry must not stop loading
+            found = frozenset()
+        _INSTALLED = found - {"opsweep"}
+    return _INSTALLED
+
+
+def _defining_file(obj: Any) -> str | None:
+    if isinstance(obj, types.FunctionType):
+        return obj.__code__.co_filename
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    filename = getattr(module, "__file__", None)
+    if filename:
+        return filename
+    for value in vars(obj).values():
+        if isinstance(value, types.FunctionType):
+            return value.__code__.co_filename
+    return None
+
+
+_HASHED_BY_CODE: dict[Any, bool] = {}
+
+
+def hashed_by_code(obj: Any) -> bool:
+    """True for a Python function or class written in a registry, a registry helper module (the
+    bundled ``opsweep.registries`` included) or a test: code that is part of the case. False for
+    installed code (site-packages, an installed distribution in a source checkout), the standard
+    library, builtins and opsweep's harness (keyed by the harness digest)."""
+    if not isinstance(obj, (types.FunctionType, type)):
+        return False
+    try:
+        return _HASHED_BY_CODE[obj]
+    except (KeyError, TypeError):
+        pass
+    answer = _hashed_by_code(obj)
+    try:
+        _HASHED_BY_CODE[obj] = answer
+    except TypeError:  # an unhashable class object
+        pass
+    return answer
+
+
+def _hashed_by_code(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    top = module.split(".", 1)[0]
+    if top == "opsweep":  # the bundled registries are case code; the harness is keyed by its own digest
+        return module == "opsweep.registries" or module.startswith("opsweep.registries.")
+    if top in sys.stdlib_module_names or top == "builtins":
+        return False
+    filename = _defining_file(obj)
+    if not filename or filename.startswith("<frozen"):
+        return False
+    if is_registry_file(filename):
+        return True
+    parts = os.path.normpath(filename).split(os.sep)
+    if "site-packages" in parts or "dist-packages" in parts:
+        return False
+    return top not in _installed_top_levels()
+
+
+def type_identity(cls: type) -> Any:
+    """How a class enters a fingerprint: its qualified name when installed, else its code digest."""
+    if hashed_by_code(cls):
+        return {"class": _class_digest(cls)}
+    return qualified_name(cls)
+
+
+def _const_repr(const: Any) -> str:
+    """A process-independent text of a code constant (frozensets of strings are sorted: their repr
+    order depends on the hash seed)."""
+    if isinstance(const, types.CodeType):
+        return "code:" + _code_digest(const)
+    if isinstance(const, frozenset):
+        return "frozenset(" + ",".join(sorted(_const_repr(c) for c in const)) + ")"
+    if isinstance(const, tuple):
+        return "(" + ",".join(_const_repr(c) for c in const) + ")"
+    return _ADDRESS.sub("", repr(const))
+
+
+def _code_digest(code: types.CodeType, doc: str | None = None) -> str:
+    """Process-independent digest of a code object: bytecode, names and constants (nested code
+    too). ``doc``, the function's docstring, is left out: it does not change what the code does."""
     h = hashlib.blake2b(digest_size=12)
     h.update(code.co_code)
     h.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            h.update(_code_digest(const).encode())
-        else:
-            h.update(_ADDRESS.sub("", repr(const)).encode())
+    for i, const in enumerate(code.co_consts):
+        if i == 0 and doc is not None and const == doc:
+            const = None
+        h.update(_const_repr(const).encode() + b"\0")
     return h.hexdigest()
 
 
-def _closure(fn: types.FunctionType, depth: int) -> list[Any]:
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+class _CodeDigests:
+    """Digests of registry-written functions and classes, with cycle cutting and, while registries
+    load, a memo (the objects are kept alive so that their ids stay theirs)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[Any, str]] | None = None
+        self.active: list[int] = []
+        self.cuts: list[set[int]] = []
+
+    def digest(self, obj: Any, compute: Any) -> str:
+        key = id(obj)
+        if self.memo is not None and key in self.memo:
+            return self.memo[key][1]
+        self.active.append(key)
+        self.cuts.append(set())
+        try:
+            parts = compute(obj)
+            data = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+            value = hashlib.blake2b(data.encode(), digest_size=16).hexdigest()
+        finally:
+            self.active.pop()
+            cuts = self.cuts.pop()
+        cuts.discard(key)
+        if self.cuts:
+            self.cuts[-1] |= cuts
+        if self.memo is not None and not cuts:  # a digest cut by an enclosing object depends on where it began
+            self.memo[key] = (obj, value)
+        return value
+
+    def cut(self, obj: Any) -> Any:
+        """The marker for an object already being digested (recursion), or None."""
+        key = id(obj)
+        if key not in self.active:
+            return None
+        if self.cuts:
+            self.cuts[-1].add(key)
+        return {"recursion": getattr(obj, "__name__", "?")}
+
+
+_CODE = _CodeDigests()
+
+
+def _encode_global(value: Any) -> Any:
+    if isinstance(value, types.ModuleType):
+        return {"module": value.__name__}
+    return encode(value)
+
+
+def _function_parts(fn: types.FunctionType) -> dict[str, Any]:
+    names = sorted(n for n in _global_names(fn.__code__) if n in fn.__globals__)
+    return {
+        "code": _code_digest(fn.__code__, fn.__doc__),
+        "defaults": encode(fn.__defaults__),
+        "kwdefaults": encode(fn.__kwdefaults__),
+        "closure": _closure(fn),
+        "globals": {n: _encode_global(fn.__globals__[n]) for n in names},
+    }
+
+
+def _function_identity(fn: types.FunctionType) -> Any:
+    return _CODE.cut(fn) or {"function": _CODE.digest(fn, _function_parts)}
+
+
+_CLASS_BOOKKEEPING = frozenset(
+    {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__", "__static_attributes__"}
+)
+
+
+def _class_attribute(value: Any) -> Any:
+    if isinstance(value, (staticmethod, classmethod)):
+        return {type(value).__name__: encode(value.__func__)}
+    if isinstance(value, property):
+        return {"property": [encode(value.fget), encode(value.fset), encode(value.fdel)]}
+    return encode(value)
+
+
+def _class_parts(cls: type) -> dict[str, Any]:
+    return {
+        "bases": [type_identity(b) for b in cls.__bases__],
+        "attrs": {k: _class_attribute(v) for k, v in sorted(vars(cls).items()) if k not in _CLASS_BOOKKEEPING},
+    }
+
+
+def _class_digest(cls: type) -> Any:
+    marker = _CODE.cut(cls)
+    return marker if marker is not None else _CODE.digest(cls, _class_parts)
+
+
+def _closure(fn: types.FunctionType) -> list[Any]:
     cells = fn.__closure__ or ()
     out = []
     for cell in cells:
         try:
-            out.append(encode(cell.cell_contents, depth + 1))
+            out.append(encode(cell.cell_contents))
         except ValueError:  # an empty cell
             out.append(None)
     return out
@@ -392,6 +647,15 @@ def _stable_repr(value: Any) -> str:
     except Exception as e:  # noqa: BLE001
         text = f"<unrepresentable {type(value).__qualname__}: {type(e).__name__}>"
     return _ADDRESS.sub("", text)
+
+
+def _lazy_parts(value: Lazy) -> dict[str, Any]:
+    return {
+        "builder": encode(value.builder),
+        "args": encode(list(value.args)),
+        "kwargs": encode(dict(value.kwargs)),
+        "builds": public_name(value),
+    }
 
 
 def encode(value: Any, depth: int = 0) -> Any:
@@ -411,13 +675,23 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {"torch": str(value)}
     if isinstance(value, enum.Enum):
         return {"enum": f"{qualified_name(type(value))}.{value.name}"}
-    if isinstance(value, types.FunctionType) and _defined_outside_packages(value):
-        return {"callable": qualified_name(value), "code": _code_digest(value.__code__), "closure": _closure(value, depth)}
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)):
+    if isinstance(value, Case):  # a registry's CASES list read by a helper: the cases are keyed on their own
+        return {"case": value.name}
+    if isinstance(value, Lazy):
+        return {"lazy": _lazy_parts(value)}
+    if isinstance(value, types.FunctionType) and hashed_by_code(value):
+        return _function_identity(value)
+    if isinstance(value, type) and hashed_by_code(value):
+        return {"class": _class_digest(value)}
+    if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType) and hashed_by_code(value.__func__):
+        return {"method": _function_identity(value.__func__), "self": encode(value.__self__, depth + 1)}
+    if isinstance(value, types.MethodType):  # a bound method: the object it is bound to is part of the call
+        return {"callable": qualified_name(value), "self": encode(value.__self__, depth + 1)}
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
         return {"callable": qualified_name(value)}
     if isinstance(value, torch.nn.Module):
         return {
-            "module": qualified_name(type(value)),
+            "module": type_identity(type(value)),
             "state": _module_state_digest(value),
             "repr": _stable_repr(value),
             "training": value.training,
@@ -435,34 +709,40 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {"set": sorted((encode(v, depth + 1) for v in value), key=lambda e: json.dumps(e, sort_keys=True))}
     if dataclasses.is_dataclass(value):
         return {
-            "dataclass": qualified_name(type(value)),
+            "dataclass": type_identity(type(value)),
             "fields": {f.name: encode(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)},
         }
     attrs = getattr(value, "__dict__", None)
     if isinstance(attrs, dict):
         return {
-            "object": qualified_name(type(value)),
+            "object": type_identity(type(value)),
             "attrs": {k: encode(v, depth + 1) for k, v in sorted(attrs.items())},
         }
-    return {"object": qualified_name(type(value)), "repr": _stable_repr(value)}
+    return {"object": type_identity(type(value)), "repr": _stable_repr(value)}
+
+
+def _target_encoding(c: Case) -> Any:
+    t = c.target
+    if isinstance(t, Lazy):
+        # never built here: the builder's code and arguments, and the seed it is built under
+        return {"lazy": _lazy_parts(t), "construction_seed": construction_seed(c)}
+    if (
+        isinstance(t, torch.nn.Module)
+        or not callable(t)
+        or not hasattr(t, "__qualname__")
+        or hashed_by_code(t)
+        or (isinstance(t, types.MethodType) and hashed_by_code(getattr(t, "__func__", None)))
+    ):
+        return encode(t)
+    return {"callable": qualified_name(t)}
 
 
 def fingerprint_fields(c: Case) -> dict[str, Any]:
     """The tagged fields a case fingerprint covers (kept separate for debugging)."""
-    target: Any
-    if (
-        isinstance(c.target, torch.nn.Module)
-        or not callable(c.target)
-        or not hasattr(c.target, "__qualname__")
-        or (isinstance(c.target, types.FunctionType) and _defined_outside_packages(c.target))
-    ):
-        target = encode(c.target)
-    else:
-        target = {"callable": qualified_name(c.target)}
     return {
         "name": c.name,
         "group": c.group,
-        "target": target,
+        "target": _target_encoding(c),
         "method": c.method,
         "inputs": [encode(x) for x in c.inputs],
         "kwargs": encode(dict(c.kwargs)),

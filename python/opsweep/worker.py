@@ -1,4 +1,4 @@
-"""``python -m opsweep.worker``: a warm worker speaking protocol 1 (docs/formats.md section 2).
+"""``python -m opsweep.worker``: a warm worker speaking protocol 2 (docs/formats.md section 2).
 
     python -m opsweep.worker --proto-in FD --proto-out FD --registry FILE [--registry FILE ...]
                              [--threads N] [--library NAME]
@@ -13,10 +13,13 @@ Contract:
 - Then one ``result`` or ``poisoned`` per ``job``, in order; ``shutdown`` or EOF exits 0. A
   malformed message is answered with ``error`` and exit 2 (an engine bug, not a case's fault).
 - Poison: after every job the global torch state is compared with a snapshot taken at start
-  (default dtype, grad mode, inference mode, thread count, deterministic-algorithm flags, default
-  device, the dispatcher's thread-local key sets, the torch-function / torch-dispatch mode stacks),
-  and the record's error text is searched for dispatcher corruption messages. Either sends
-  ``poisoned`` (instead of the result) and exits 3; the engine re-queues the job elsewhere.
+  (``torch_state``: default dtype, grad / inference / forward-AD modes, thread count,
+  deterministic-algorithm flags, default device, autocast, the dispatcher's thread-local key sets,
+  the torch-function / torch-dispatch mode stacks), and the record's error text is searched for
+  dispatcher corruption messages. A job that changed only torch's *thread-local* autograd state
+  and dispatch key sets is repaired when that is sound (``ThreadStateGuard``), and the record's
+  ``notes`` say so. Anything else sends ``poisoned`` (instead of the result; it carries the job's
+  record, with a note) and exits 3; the engine replaces the worker.
 - Inductor's cache directory is whatever TORCHINDUCTOR_CACHE_DIR says (the engine sets it under
   ``.opsweep/``); nothing here overrides it.
 """
@@ -24,6 +27,8 @@ Contract:
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import gc
 import json
 import math
 import os
@@ -103,6 +108,25 @@ def harness_fingerprint() -> str:
     return _hash_files(common_harness_files())
 
 
+# ---------------------------------------------------------------------------------------------
+# Global torch state: what a job must leave as it found it
+
+
+# The fields of ``torch_state`` that are thread-local autograd state or dispatch key sets: what
+# ``ThreadStateGuard`` puts back. Every other field changed by a job poisons the worker.
+THREAD_LOCAL_FIELDS = frozenset(
+    {
+        "grad mode",
+        "inference mode",
+        "forward AD mode",
+        "multithreading",
+        "view replay",
+        "dispatch TLS include set",
+        "dispatch TLS exclude set",
+    }
+)
+
+
 def torch_state() -> dict[str, str]:
     """Global torch state that a case must not change (compared after every job)."""
     import torch
@@ -111,10 +135,14 @@ def torch_state() -> dict[str, str]:
         "default dtype": torch.get_default_dtype,
         "grad mode": torch.is_grad_enabled,
         "inference mode": torch.is_inference_mode_enabled,
+        "forward AD mode": torch._C._is_fwd_grad_enabled,
+        "multithreading": torch._C._is_multithreading_enabled,
+        "view replay": torch._C._is_view_replay_enabled,
         "thread count": torch.get_num_threads,
         "deterministic algorithms": torch.are_deterministic_algorithms_enabled,
         "deterministic warn-only": torch.is_deterministic_algorithms_warn_only_enabled,
         "default device": torch.get_default_device,
+        "autocast (cpu)": lambda: (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")),
         "dispatch TLS include set": torch._C._dispatch_tls_local_include_set,
         "dispatch TLS exclude set": torch._C._dispatch_tls_local_exclude_set,
         "torch_dispatch mode stack depth": torch._C._len_torch_dispatch_stack,
@@ -129,18 +157,118 @@ def torch_state() -> dict[str, str]:
     return out
 
 
-def poison_reason(before: dict[str, str], record: dict[str, Any] | None) -> str | None:
-    """Why the interpreter can no longer be trusted after a job, or None."""
-    after = torch_state()
-    changed = [f"{k} changed from {before[k]} to {after.get(k)}" for k in before if after.get(k) != before[k]]
-    if changed:
-        return "; ".join(changed)
+def state_changes(before: dict[str, str], after: dict[str, str]) -> dict[str, tuple[str, str | None]]:
+    return {k: (v, after.get(k)) for k, v in before.items() if after.get(k) != v}
+
+
+def _changes_text(changes: dict[str, tuple[str, str | None]]) -> str:
+    return "; ".join(f"{k} changed from {a} to {b}" for k, (a, b) in changes.items())
+
+
+def dispatcher_error(record: dict[str, Any] | None) -> str | None:
+    """A dispatcher corruption message in the record's error, or None."""
     error = (record or {}).get("error") or {}
     text = f"{error.get('message', '')}\n{error.get('chain', '')}"
     for marker in DISPATCHER_POISON_MARKERS:
         if marker in text:
             return f"dispatcher error: {marker!r} in the error of the job"
     return None
+
+
+def _guard_types() -> tuple[type, ...]:
+    """torch's C++ RAII guard classes: a live one restores its saved thread state when destroyed."""
+    import torch
+
+    found = []
+    for name in dir(torch._C):
+        t = getattr(torch._C, name, None)
+        if isinstance(t, type) and hasattr(t, "__exit__") and name not in ("Stream", "device"):
+            found.append(t)
+    return tuple(found)
+
+
+class ThreadStateGuard:
+    """Runs one job so that torch's thread-local autograd state and dispatch key sets can be put
+    back afterwards, and decides whether putting them back is sound.
+
+    Why: an exception inside a compiled ``torch.inference_mode`` region (AOT autograd runs the
+    graph's ``_enter_inference_mode`` node, the next node raises, the exit node never runs) leaves
+    inference mode on, and the guard object that entered it alive in the traceback. When the
+    garbage collector later frees it, its destructor restores the thread state it saved, inside
+    AOT's tracing: grad off, Functionalize excluded, the Python dispatcher on, in the middle of
+    whatever job runs then.
+
+    How: the job runs inside ``torch._C._InferenceMode(False)``, which at the worker's baseline
+    changes nothing (measured: the same autograd state and key sets) and on exit restores the
+    autograd state and the key sets it saved. After the job, when only ``THREAD_LOCAL_FIELDS``
+    changed: collect garbage (leaked guards are destroyed now, not during a later job), make sure
+    no other guard object is still reachable (one could fire later), exit our guard, and check the
+    whole state against the baseline again. Any doubt poisons the worker instead (a guard object
+    found alive may be one already exited: harmless, but it cannot be told apart).
+
+    Limits: garbage is collected only when a change is visible at the end of the job (a full
+    collection takes about a second in a worker with kornia loaded: too slow for every job), so a
+    guard leaked with no visible change fires during a later job, whose check then sees it; the
+    record of a job whose state was restored stands, with a note, as measured.
+    """
+
+    def __init__(self) -> None:
+        import torch
+
+        self._guard = torch._C._InferenceMode(False)
+        self._guard.__enter__()
+        self._open = True
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            self._guard.__exit__(None, None, None)
+
+    def _live_guards(self) -> int:
+        """Guard objects other than ours still referenced from GC-tracked objects, directly or
+        through untracked dicts and tuples (CPython stops tracking a dict or tuple that holds only
+        objects the collector ignores, such as these guards). Blind spots: an object held only by
+        native code, or by a frame still running (the job's frames have all returned by now)."""
+        types = _guard_types()
+        mine = id(self._guard)
+        seen: set[int] = set()
+
+        def visit(ref: Any, depth: int) -> None:
+            if type(ref) in types:
+                if id(ref) != mine:
+                    seen.add(id(ref))
+            elif depth < 8 and isinstance(ref, (dict, tuple)) and not gc.is_tracked(ref):
+                for inner in gc.get_referents(ref):
+                    visit(inner, depth + 1)
+
+        for obj in gc.get_objects():
+            for ref in gc.get_referents(obj):
+                visit(ref, 0)
+        return len(seen)
+
+    def settle(self, baseline: dict[str, str]) -> tuple[str | None, str | None]:
+        """After the job: (note, poison reason); at most one is set, both None when nothing changed."""
+        changed = state_changes(baseline, torch_state())
+        if not changed:
+            self.close()
+            return None, None
+        what = _changes_text(changed)
+        if not set(changed) <= THREAD_LOCAL_FIELDS:
+            self.close()
+            return None, what
+        gc.collect()
+        live = self._live_guards()
+        self.close()
+        if live:
+            return None, f"{what}; {live} torch guard object(s) still alive after the job could change it again later"
+        left = state_changes(baseline, torch_state())
+        if left:
+            return None, f"{what}; restoring the thread-local state left {_changes_text(left)}"
+        return f"the job left torch's thread-local state changed ({what}); the worker restored it", None
+
+
+# ---------------------------------------------------------------------------------------------
+# The passes of main: start-up, registry loading, hello, the job loop, one job
 
 
 def _log(text: str) -> None:
@@ -157,44 +285,71 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+@dataclasses.dataclass
+class Loaded:
+    """What the registry-loading pass found: the cases, the library, or why loading failed."""
+
+    cases: list[Any]
+    library: Any
+    library_name: str | None
+    library_fingerprint: str
+    error: str | None
+
+
+def start_up(args: argparse.Namespace) -> Channel:
+    """Line-buffered log, the protocol pipes, torch imported with the worker's thread count."""
     try:
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     except Exception:  # noqa: BLE001
         pass
     channel = Channel(args.proto_in, args.proto_out)
-    t_start = time.perf_counter()
-
     import torch
 
     torch.set_num_threads(max(1, args.threads))
+    return channel
 
+
+def registry_folders(files: list[str]) -> list[str]:
+    """Folders of registry code: those of the registry files named, and of every loaded module that
+    defines ``CASES`` (a registry by definition; a preset loads registries from another folder)."""
+    folders = [os.path.dirname(os.path.abspath(f)) for f in files]
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and path.endswith(".py") and isinstance(getattr(module, "CASES", None), list):
+            folders.append(os.path.dirname(os.path.abspath(path)))
+    return sorted(set(folders))
+
+
+def load(args: argparse.Namespace) -> Loaded:
+    """Load the registries and the surveyed library; tell evidence which code is which."""
     from opsweep import evidence
     from opsweep.case import RegistryError
-    from opsweep.job import run_job
-    from opsweep.library import Library, load_library
-    from opsweep.paths import describe_paths
+    from opsweep.library import load_library
     from opsweep.registry import guess_library, load_registries
 
-    load_error: str | None = None
+    error: str | None = None
     cases = []
     try:
         cases = load_registries(args.registry)
     except RegistryError as e:
-        load_error = str(e)
-
-    library: Library | None = None
-    library_fp = ""
-    lib_name = args.library or guess_library([lc.case for lc in cases])
-    if lib_name:
+        error = str(e)
+    library, fingerprint = None, ""
+    name = args.library or guess_library([lc.case for lc in cases])
+    if name:
         try:
-            library = load_library(lib_name)
-            library_fp = library.fingerprint()
+            library = load_library(name)
+            fingerprint = library.fingerprint()
         except Exception as e:  # noqa: BLE001
-            if load_error is None:
-                load_error = f"library {lib_name!r} cannot be loaded: {type(e).__name__}: {e}"
+            if error is None:
+                error = f"library {name!r} cannot be loaded: {type(e).__name__}: {e}"
     evidence.use_library(library)
+    evidence.use_registries(registry_folders(args.registry))
+    return Loaded(cases, library, name, fingerprint, error)
+
+
+def send_hello(channel: Channel, loaded: Loaded) -> bool:
+    """hello, then inventory (or error): False when the registries could not be loaded."""
+    from opsweep.paths import describe_paths
 
     channel.send(
         {
@@ -203,19 +358,68 @@ def main(argv: list[str] | None = None) -> int:
             "pid": os.getpid(),
             "harness": harness_fingerprint(),
             "paths": describe_paths(),
-            "env": measure_env(library, library_fp),
+            "env": measure_env(loaded.library, loaded.library_fingerprint),
         }
     )
-    if load_error is not None:
-        _log(f"registry error: {load_error}")
-        channel.send({"type": "error", "message": " ".join(load_error.split())})
-        return 2
-    channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in cases]})
-    _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(cases)} cases, library {lib_name}")
+    if loaded.error is not None:
+        _log(f"registry error: {loaded.error}")
+        channel.send({"type": "error", "message": " ".join(loaded.error.split())})
+        return False
+    channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in loaded.cases]})
+    return True
 
-    by_name = {lc.case.name: lc.case for lc in cases}
+
+def job_record(case: Any, name: Any, path: Any, loaded: Loaded, threads: int) -> dict[str, Any]:
+    """The record of one job; a harness error becomes a ``fail`` at ``worker``, never an escape."""
+    from opsweep import evidence
+    from opsweep.job import new_record, run_job
+
+    if case is None:
+        record = new_record()
+        record.update(status="fail", step="worker", detail=f"no case named {name!r} in the loaded registries")
+        return record
+    try:
+        return run_job(case, str(path), library=loaded.library, threads=threads)
+    except BaseException as e:  # noqa: BLE001 - never let anything escape the loop
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        record = new_record()
+        record.update(status="fail", step="worker", detail=f"harness error: {type(e).__name__}")
+        record["error"] = evidence.evidence(e, loaded.library)
+        return record
+
+
+def one_job(channel: Channel, message: dict[str, Any], by_name: dict[str, Any], loaded: Loaded,
+            baseline: dict[str, str], threads: int) -> bool:
+    """Run one job and answer it: ``result``, or ``poisoned`` (returns False: the worker must exit)."""
+    from opsweep import evidence
+
+    job_id, name, path = message.get("id"), message.get("case"), message.get("path")
+    t0 = time.perf_counter()
+    case = by_name.get(name) if isinstance(name, str) else None
+    guard = ThreadStateGuard()
+    try:
+        record = job_record(case, name, path, loaded, threads)
+    finally:
+        note, reason = guard.settle(baseline)
+    if note is not None:
+        record["notes"].append(evidence.scrub(note))
+    reason = reason or dispatcher_error(record)
+    if reason is not None:
+        reason = evidence.scrub(reason)
+        record["notes"].append(f"the worker was poisoned after this job: {reason}")
+        _log(f"job {job_id} {name} {path}: poisoned: {reason}")
+        channel.send({"type": "poisoned", "id": job_id, "case": name, "path": path, "reason": reason, "record": record})
+        return False
+    _log(f"job {job_id} {name} {path}: {record['status']} {record['step']} in {time.perf_counter() - t0:.2f}s")
+    channel.send({"type": "result", "id": job_id, "case": name, "path": path, "record": record})
+    return True
+
+
+def job_loop(channel: Channel, loaded: Loaded, threads: int) -> int:
+    """Answer jobs until shutdown or EOF (0), a poisoned job (3) or a malformed message (2)."""
+    by_name = {lc.case.name: lc.case for lc in loaded.cases}
     baseline = torch_state()
-    threads = max(1, args.threads)
     while True:
         try:
             message = channel.receive()
@@ -227,35 +431,19 @@ def main(argv: list[str] | None = None) -> int:
         if message["type"] != "job":
             channel.send({"type": "error", "message": f"unexpected message type {message['type']!r}"})
             return 2
-        job_id, name, path = message.get("id"), message.get("case"), message.get("path")
-        t0 = time.perf_counter()
-        case = by_name.get(name) if isinstance(name, str) else None
-        record: dict[str, Any]
-        if case is None:
-            from opsweep.job import new_record
-
-            record = new_record()
-            record.update(status="fail", step="worker", detail=f"no case named {name!r} in the loaded registries")
-        else:
-            try:
-                record = run_job(case, str(path), library=library, threads=threads)
-            except BaseException as e:  # noqa: BLE001 - never let anything escape the loop
-                if isinstance(e, KeyboardInterrupt):
-                    raise
-                from opsweep.job import new_record
-
-                record = new_record()
-                record.update(status="fail", step="worker", detail=f"harness error: {type(e).__name__}")
-                record["error"] = evidence.evidence(e, library)
-        reason = poison_reason(baseline, record)
-        if reason is not None:
-            _log(f"job {job_id} {name} {path}: poisoned: {reason}")
-            channel.send(
-                {"type": "poisoned", "id": job_id, "case": name, "path": path, "reason": evidence.scrub(reason)}
-            )
+        if not one_job(channel, message, by_name, loaded, baseline, threads):
             return 3
-        _log(f"job {job_id} {name} {path}: {record['status']} {record['step']} in {time.perf_counter() - t0:.2f}s")
-        channel.send({"type": "result", "id": job_id, "case": name, "path": path, "record": record})
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    t_start = time.perf_counter()
+    channel = start_up(args)
+    loaded = load(args)
+    if not send_hello(channel, loaded):
+        return 2
+    _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(loaded.cases)} cases, library {loaded.library_name}")
+    return job_loop(channel, loaded, max(1, args.threads))
 
 
 def _exit(code: int) -> None:

@@ -83,3 +83,18 @@ def test_unverified_checks_shapes_and_finiteness():
     # an output that is not finite in eager either is not held against the capture
     assert check_unverified([bad], [bad]) is None
     assert check_unverified([e], []) is not None
+
+
+def test_numpy_outputs_keep_their_rank():
+    """onnxruntime returns a scalar loss as a 0-d array: it must stay 0-d (np.ascontiguousarray
+    made it shape [1], and every scalar output compared as a shape mismatch)."""
+    from opsweep.compare import as_tensor
+
+    assert as_tensor(np.array(1.5, dtype=np.float32)).shape == ()
+    assert as_tensor(np.array([1.5], dtype=np.float32)).shape == (1,)
+    assert as_tensor(np.zeros((0, 3), dtype=np.float32)).shape == (0, 3)
+    assert compare([torch.tensor(1.5)], [np.array(1.5, dtype=np.float32)], 2e-4, 1e-3) is None
+    assert compare([torch.tensor([1.5])], [np.array(1.5, dtype=np.float32)], 2e-4, 1e-3) == "output 0: shape [], eager has [1]"
+    # a non-contiguous array is copied, not viewed
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
+    assert torch.equal(as_tensor(a), torch.tensor([[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]))

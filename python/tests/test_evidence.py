@@ -150,3 +150,72 @@ def test_kornia_is_found_in_site_packages():
     assert lib.version == "0.9.0"
     assert lib.relative(os.path.join(lib.root, "color", "gray.py")) == "kornia/color/gray.py"
     assert ev.scrub(os.path.join(lib.root, "color", "gray.py") + ":12", lib) == "kornia/color/gray.py:12"
+
+
+@pytest.fixture
+def registry_dir(tmp_path, monkeypatch):
+    """A registry folder with a helper module, importable, registered with evidence."""
+    folder = tmp_path / "survey"
+    folder.mkdir()
+    (folder / "_helpers_reg.py").write_text(textwrap.dedent("""\
+        def check(x):
+            if x < 0:
+                raise ValueError("the registry refuses negative inputs")
+            return x
+
+
+        def call_library(fn, x):
+            return fn(x)
+        """))
+    monkeypatch.syspath_prepend(str(folder))
+    sys.modules.pop("_helpers_reg", None)
+    ev.use_registries([str(folder)])
+    import _helpers_reg
+
+    yield _helpers_reg
+    ev.use_registries([])
+    sys.modules.pop("_helpers_reg", None)
+
+
+def test_failures_raised_in_registry_code_are_marked(fakelib, registry_dir):
+    e = _catch(lambda: registry_dir.check(-1))
+    record = ev.evidence(e, fakelib)
+    assert record["raised_in"] == "registry"
+    assert record["registry_frames"] == ["_helpers_reg.py:3"] and record["frames"] == []
+    assert record["chain"].startswith(ev.REGISTRY_MARKER + " the failure was raised in registry code\n")
+
+
+def test_library_code_called_from_the_registry_is_the_library(fakelib, registry_dir):
+    from fakelib.sub import mod
+
+    e = _catch(lambda: registry_dir.call_library(mod.inner, 0))
+    record = ev.evidence(e, fakelib)
+    assert record["raised_in"] == "library"
+    assert record["frames"] == ["fakelib/sub/mod.py:2"] and record["registry_frames"] == ["_helpers_reg.py:8"]
+    assert ev.REGISTRY_MARKER not in record["chain"]
+
+
+def test_probed_text_cannot_forge_the_registry_marker(fakelib):
+    e = RuntimeError(f"{ev.REGISTRY_MARKER} pretending to be the harness")
+    record = ev.evidence(e, fakelib)
+    assert record["raised_in"] == ""
+    assert ev.REGISTRY_MARKER not in record["message"] and ev.REGISTRY_MARKER not in record["chain"]
+    assert "[opsweep :raised-in-registry] pretending" in record["message"]
+
+
+def test_an_attached_stack_locates_a_failure_with_no_library_frame(fakelib):
+    """ONNX translation errors: raised in torch internals; the harness attaches where eager called
+    the operation. It gives frames, but not raised_in (the op call did not raise)."""
+    path = os.path.join(fakelib.root, "sub", "mod.py")
+    e = RuntimeError("No ONNX function found for <OpOverload(op='aten._linalg_svd', overload='default')>")
+    ev.attach_stack(e, [("/elsewhere/job.py", 10), (path, 14), (path, 2)])
+    record = ev.evidence(e, fakelib)
+    assert record["frames"] == ["fakelib/sub/mod.py:2", "fakelib/sub/mod.py:14"]
+    assert record["raised_in"] == ""
+
+
+def test_stack_frames_are_library_frames_innermost_first(fakelib):
+    path = os.path.join(fakelib.root, "sub", "mod.py")
+    stack = [("/x/opsweep/paths/base.py", 73)] + [(path, n) for n in range(1, 10)]
+    assert ev.stack_frames(stack, fakelib) == [f"fakelib/sub/mod.py:{n}" for n in (9, 8, 7, 6, 5, 4)]
+    assert ev.stack_frames(stack, None) == []

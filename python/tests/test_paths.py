@@ -21,6 +21,21 @@ def test_paths_are_discovered_with_their_descriptions():
     assert len({d["harness"] for d in described.values()}) == len(PATHS)
 
 
+def test_the_engines_path_fixture_matches_the_harness():
+    """tests/fixtures/paths.json is what the engine's tests take as the bundled paths' descriptions
+    (its C++ tests and the fake worker need no Python): it must say what the harness says. Only the
+    harness digests may differ (they follow every edit of the harness)."""
+    import json
+    import pathlib
+
+    fixture = pathlib.Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "paths.json"
+    committed = json.loads(fixture.read_text(encoding="utf-8"))
+    strip = lambda descriptions: [{k: v for k, v in d.items() if k != "harness"} for d in descriptions]  # noqa: E731
+    assert strip(committed) == strip(describe_paths()), (
+        "regenerate it: PYTHONPATH=python python3 -c 'import json, opsweep.paths as p; "
+        "print(json.dumps(p.describe_paths(), indent=2))' > tests/fixtures/paths.json")
+
+
 def test_graph_break_count_is_never_negative():
     assert graph_break_count(-1, 0) == 0
     assert graph_break_count(0, 1) == 1

@@ -271,3 +271,270 @@ def test_quick_preset_reuses_the_bundled_cases_unchanged():
             full[lc.case.name] = lc.fingerprint
     assert len(quick) == len(q.QUICK) >= 30
     assert {n: full[n] for n in quick} == quick
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry-written code is hashed by what it does, not by where it sits
+
+
+SCALE_WRAPPER = '''\
+import torch
+
+
+def _factor():
+    return FACTOR
+
+
+class Scale(torch.nn.Module):
+    """A registry wrapper: doc text does not change what it does."""
+
+    kind = "KIND"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x * _factor()
+'''
+
+
+def _moved_wrapper_registry(folder, helper, *, factor="2.0", kind="plain", forward="x * _factor()", doc=None):
+    """A registry whose wrapper class lives in the helper module ``helper`` (its name is the module path)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    text = SCALE_WRAPPER.replace("FACTOR", factor).replace("KIND", kind).replace("x * _factor()", forward)
+    if doc is not None:
+        text = text.replace("A registry wrapper: doc text does not change what it does.", doc)
+    (folder / f"{helper}.py").write_text(text)
+    p = folder / "cases_moved.py"
+    p.write_text(f"import torch\nfrom opsweep import case\nfrom {helper} import Scale\n\n"
+                 "CASES = [case('scaled', 'g', Scale(), [torch.ones(2, 2)])]\n")
+    return str(p)
+
+
+def test_a_wrapper_moved_to_another_module_keeps_its_fingerprint(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (a,) = load_registries([_moved_wrapper_registry(tmp_path / "one", "helpers_before_move")])
+    (b,) = load_registries([_moved_wrapper_registry(tmp_path / "two", "shared_after_move")])
+    assert type(a.case.target).__module__ != type(b.case.target).__module__
+    assert a.fingerprint == b.fingerprint
+    (c,) = load_registries([_moved_wrapper_registry(tmp_path / "three", "helpers_doc", doc="Other words.")])
+    assert c.fingerprint == a.fingerprint  # a docstring is not code
+
+
+@pytest.mark.parametrize("edit", [
+    {"forward": "x * _factor() + 0.0"},  # its forward
+    {"factor": "3.0"},  # a function its forward calls (a global it reads)
+    {"kind": "other"},  # a class-level attribute
+])
+def test_editing_a_wrapper_changes_its_fingerprint(tmp_path, monkeypatch, edit):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (a,) = load_registries([_moved_wrapper_registry(tmp_path / "base", "helpers_edit")])
+    del sys.modules["helpers_edit"]  # the same module name, edited (as between two commits)
+    sys.path.remove(str(tmp_path / "base"))
+    (b,) = load_registries([_moved_wrapper_registry(tmp_path / "edited", "helpers_edit", **edit)])
+    assert type(a.case.target).__qualname__ == type(b.case.target).__qualname__
+    assert a.fingerprint != b.fingerprint
+    del sys.modules["helpers_edit"]
+
+
+def test_installed_classes_are_named_not_hashed():
+    from opsweep.registry import hashed_by_code, type_identity
+
+    assert type_identity(torch.nn.Conv2d) == "torch.nn.modules.conv.Conv2d"
+    assert not hashed_by_code(torch.nn.functional.relu) and not hashed_by_code(dict)
+    import functools
+
+    assert not hashed_by_code(functools.partial)  # the standard library counts as installed
+
+
+def test_registry_files_are_known_by_absolute_path(tmp_path):
+    from opsweep.registry import is_registry_file
+
+    p = write(tmp_path, "cases_known.py", 'CASES = [case("k", "g", torch.relu, [torch.ones(1)])]\n')
+    (tmp_path / "not_a_registry.py").write_text("X = 1\n")
+    assert not is_registry_file(p)
+    load_registries([p])
+    assert is_registry_file(p) and is_registry_file(str(tmp_path / "." / "cases_known.py"))
+    assert not is_registry_file(str(tmp_path / "not_a_registry.py"))  # a loose registry's neighbours are not
+    assert not is_registry_file("<string>") and not is_registry_file("")
+
+
+def test_helper_modules_of_a_registry_package_are_registry_code():
+    import os
+
+    from opsweep.registry import is_registry_file
+
+    kornia_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep", "registries", "kornia")
+    load_registries([os.path.join(kornia_dir, "cases_color.py")])
+    assert is_registry_file(os.path.join(kornia_dir, "_common.py"))
+    assert not is_registry_file(torch.__file__)
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeded registry imports
+
+
+def _fingerprints_in_a_subprocess(paths):
+    import json
+    import os
+    import subprocess
+
+    code = ("import json, sys\nfrom opsweep.registry import load_registries\n"
+            "print(json.dumps({lc.case.name: lc.fingerprint for lc in load_registries(sys.argv[1:])}))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+               PYTHONHASHSEED="random")
+    out = subprocess.run([sys.executable, "-c", code, *paths], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_registry_drawing_from_the_global_generators_loads_the_same_cases_everywhere(tmp_path):
+    import os
+
+    unseeded = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "cases_unseeded.py")
+    # another registry first, which draws from all three generators: it must not shift this one's draws
+    drawer = write(tmp_path, "cases_drawer.py", """\
+        import random
+        import numpy as np
+        torch.rand(7); np.random.rand(7); random.random()
+        CASES = [case("drawer", "g", torch.relu, [torch.ones(1)])]
+        """)
+    first = _fingerprints_in_a_subprocess([unseeded])
+    second = _fingerprints_in_a_subprocess([drawer, unseeded])
+    second.pop("drawer")
+    assert first == second and len(first) == 3
+
+
+def test_loading_a_registry_leaves_the_callers_random_state_alone(tmp_path):
+    p = write(tmp_path, "cases_draws.py", """\
+        torch.rand(5)
+        CASES = [case("draws", "g", torch.relu, [torch.ones(1)])]
+        """)
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    load_registries([p])
+    assert torch.equal(torch.rand(3), expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# origin: the registry line, even when a helper builds the case
+
+
+def test_duplicate_names_built_by_a_helper_name_the_two_registry_lines(tmp_path):
+    p = write(tmp_path, "cases_dup_helper.py", """\
+        def variants(op):
+            return [case(op, "g", torch.relu, [torch.ones(1)])]
+
+
+        CASES = [
+            *variants("same"),
+            *variants("same"),
+        ]
+        """)
+    assert refusal([p]) == "cases_dup_helper.py: duplicate case name 'same' (cases_dup_helper.py:8 and cases_dup_helper.py:9)"
+
+
+def test_origin_of_a_case_built_in_another_module_is_the_registry_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "origin_helpers_x.py").write_text(
+        "import torch\nfrom opsweep import case\n\n\ndef make(name):\n    return case(name, 'g', torch.relu, [torch.ones(1)])\n")
+    p = write(tmp_path, "cases_far.py", """\
+        import origin_helpers_x
+
+        CASES = [origin_helpers_x.make("a"), origin_helpers_x.make("b")]
+        """)
+    assert [lc.case.origin for lc in load_registries([p])] == ["cases_far.py:5", "cases_far.py:5"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lazy targets: built by materialize, fingerprinted without building
+
+
+def _fixture(name):
+    import os
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", name)
+
+
+def test_lazy_targets_are_not_built_at_load_and_name_what_they_build():
+    loaded = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    counted = loaded["lazy_counted"].case
+    assert counted.target.builder.calls == []  # loading built nothing
+    for lc in loaded.values():
+        assert lc.inventory_entry()["target"] == "torch.nn.Linear"
+    assert guess_library([lc.case for lc in loaded.values()]) == "torch"
+
+
+def test_materialize_builds_once_per_case_and_is_idempotent():
+    from opsweep.case import Lazy, materialize
+
+    loaded = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    lazy_case = loaded["lazy_counted"].case
+    built = lazy_case.target.builder.calls
+    ready = materialize(lazy_case)
+    assert isinstance(ready.target, torch.nn.Linear) and not isinstance(ready.target, Lazy)
+    assert ready.name == lazy_case.name and ready.inputs is lazy_case.inputs
+    assert materialize(lazy_case) is ready and materialize(ready) is ready
+    assert built == [3]  # built once
+    plain = case("plain", "g", torch.relu, [torch.ones(1)])
+    assert materialize(plain) is plain
+    assert fingerprint(lazy_case) == loaded["lazy_counted"].fingerprint  # building changed nothing
+
+
+def test_lazy_construction_is_seeded_per_case_and_leaves_the_callers_random_state():
+    from opsweep.case import materialize
+
+    loaded = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    torch.manual_seed(5)
+    expected = torch.rand(2)
+    torch.manual_seed(5)
+    a = materialize(loaded["lazy_linear"].case).target
+    assert torch.equal(torch.rand(2), expected)  # building did not move the caller's generator
+    twin = materialize(loaded["lazy_linear[twin]"].case).target
+    assert not torch.equal(a.weight, twin.weight)  # another case, another construction seed
+    again = {lc.case.name: lc for lc in load_registries([_fixture("cases_lazy.py")])}
+    torch.rand(9)  # whatever ran before, the same case builds the same object
+    assert torch.equal(materialize(again["lazy_linear"].case).target.weight, a.weight)
+
+
+def test_lazy_fingerprints_cover_builder_arguments_and_code_and_agree_across_processes(tmp_path):
+    from opsweep.case import lazy
+
+    x = [torch.ones(1, 3)]
+    base = fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 2), x))
+    assert base == fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 2), x))
+    assert base != fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 2, bias=False), x))
+    assert base != fingerprint(case("op", "g", lazy(torch.nn.Linear, 3, 4), x))
+    assert base != fingerprint(case("op[v]", "g", lazy(torch.nn.Linear, 3, 2), x))  # another construction seed
+    one = fingerprint(case("op", "g", lazy(lambda: torch.nn.Linear(3, 2), surveys=torch.nn.Linear), x))
+    two = fingerprint(case("op", "g", lazy(lambda: torch.nn.Linear(3, 2).eval(), surveys=torch.nn.Linear), x))
+    assert one != two  # the builder's code
+    here = {lc.case.name: lc.fingerprint for lc in load_registries([_fixture("cases_lazy.py")])}
+    assert _fingerprints_in_a_subprocess([_fixture("cases_lazy.py")]) == here
+
+
+def test_a_built_target_must_be_what_the_lazy_target_declared():
+    from opsweep.case import lazy, materialize
+
+    wrong = case("wrong", "g", lazy(lambda: torch.nn.Tanh(), surveys=torch.nn.Linear), [torch.ones(1, 3)])
+    with pytest.raises(RegistryError, match="declared torch.nn.Linear, built torch.nn.Tanh"):
+        materialize(wrong)
+    with pytest.raises(RegistryError, match="is not a class: say what it builds"):
+        lazy(lambda: torch.nn.Tanh())
+    with pytest.raises(RegistryError, match="has no method 'project'"):
+        case("m", "g", lazy(torch.nn.Linear, 3, 2), [torch.ones(1, 3)], method="project")
+    with pytest.raises(RegistryError, match="was not built: call opsweep.case.materialize"):
+        wrong.target(torch.ones(1, 3))  # a harness that forgot materialize fails loudly, not as a finding
+
+
+def test_construction_files_name_the_code_that_built_the_target():
+    import os
+
+    from opsweep.case import construction_files, lazy, materialize
+
+    c = case("files", "g", lazy(torch.nn.Linear, 3, 2), [torch.ones(1, 3)])
+    assert construction_files(c) == frozenset()
+    ready = materialize(c)
+    files = {os.path.basename(f) for f in construction_files(c)}
+    assert "linear.py" in files and construction_files(ready) == construction_files(c)

@@ -1,4 +1,4 @@
-"""The worker on real torch: every status on every path, and protocol 1 over real pipes.
+"""The worker on real torch: every status on every path, and protocol 2 over real pipes.
 
 Most tests read the session's single worker run over fixtures/cases_statuses.py (conftest.py).
 """
@@ -30,8 +30,9 @@ EXPECTED = {
     "skipped": {p: ("n/a", "skip") for p in ("onnx", "export", "compile")},
 }
 
-RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "onnx", "outputs",
-               "timings", "sources"}
+RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "break_frames", "onnx",
+               "outputs", "timings", "sources", "checks", "notes"}
+ERROR_KEYS = {"type", "message", "chain", "frames", "registry_frames", "raised_in"}
 
 
 def test_every_status_on_every_path_is_reached(statuses_run):
@@ -52,7 +53,12 @@ def test_records_follow_the_format(statuses_run):
         if path == "compile" and r["status"] not in ("n/a",):
             assert isinstance(r["graph_breaks"], int) and r["graph_breaks"] >= 0, (name, r)
         if path != "compile":
-            assert r["graph_breaks"] is None and r["break_reasons"] == []
+            assert r["graph_breaks"] is None and r["break_reasons"] == [] and r["break_frames"] == []
+        assert len(r["break_frames"]) == len(r["break_reasons"]), (name, path)
+        assert r["notes"] == [], (name, path, r["notes"])
+        if r["error"] is not None:
+            assert set(r["error"]) == ERROR_KEYS, (name, path)
+            assert r["error"]["raised_in"] in ("registry", "library", ""), (name, path)
         text = json.dumps(r)
         home = os.path.expanduser("~")
         assert home + "/" not in text and "/root/" not in text and "/home/" not in text, (name, path, text[:2000])
@@ -87,6 +93,8 @@ def test_graph_breaks_are_counted_and_explained(statuses_run):
     r = statuses_run["results"][("item_scale", "compile")]
     assert r["graph_breaks"] == 1 and r["detail"] == "1 graph break"
     assert any("item()" in reason for reason in r["break_reasons"])
+    # where Dynamo broke: the library line that reads the value back, innermost first
+    assert r["break_frames"] == [[f"fixture_ops.py:{_line_of('def item_scale') + 2}"]]
     rnd = statuses_run["results"][("random_noise[random]", "compile")]
     assert rnd["status"] == "ok-unverified" and rnd["graph_breaks"] == 1 and "1 graph break" in rnd["detail"]
     # a function whose eager result is an input: explain reports -1, the record never does
@@ -110,6 +118,11 @@ def test_failure_evidence(statuses_run):
     assert e["error"]["frames"] and e["error"]["frames"][0].startswith("fixture_ops.py:")
     n = statuses_run["results"][("eager_raises", "onnx")]
     assert n["error"]["type"] == "ValueError" and n["error"]["frames"][0].startswith("fixture_ops.py:")
+    # fixture_ops.py sits in the registry's folder, but it is the library: never registry code
+    assert n["error"]["raised_in"] == "library" and n["error"]["registry_frames"] == []
+    # a custom op without ONNX lowering: raised while translating, located where eager calls it
+    t = statuses_run["results"][("custom_twice", "onnx")]
+    assert t["error"]["frames"] == [f"fixture_ops.py:{_line_of('def custom_twice') + 1}"] and t["error"]["raised_in"] == ""
     assert n["sources"] == ["fixture_ops.py"] and n["outputs"] is None
     s = statuses_run["results"][("skipped", "compile")]
     assert s["detail"] == "needs a GPU" and s["error"] is None and s["sources"] == []
@@ -146,7 +159,18 @@ def test_protocol_survives_prints_and_answers_every_job(statuses_run):
     assert statuses_run["exit_code"] == 0
 
 
-def test_poisoned_worker_exits_3(tmp_path):
+def _line_of(text: str) -> int:
+    """The 1-based line of ``text`` in fixture_ops.py."""
+    import fixture_ops
+
+    with open(fixture_ops.__file__, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if line.startswith(text):
+                return number
+    raise AssertionError(text)
+
+
+def test_poisoned_worker_exits_3_and_sends_the_record(tmp_path):
     w = Worker([POISON_REGISTRY], str(tmp_path / "w.log"))
     try:
         assert w.receive()["type"] == "hello"
@@ -157,10 +181,55 @@ def test_poisoned_worker_exits_3(tmp_path):
         assert bad["type"] == "poisoned", bad
         assert bad["case"] == "set_default_dtype" and bad["path"] == "export"
         assert "default dtype changed from torch.float32 to torch.float64" in bad["reason"]
+        # the job's own record travels with the message: what was measured before the poison
+        record = bad["record"]
+        assert set(record) == RECORD_KEYS and record["status"] in ("ok", "mismatch", "fail"), record
+        assert record["notes"] == [f"the worker was poisoned after this job: {bad['reason']}"]
         assert w.receive() is None  # nothing after poisoned
     finally:
         code = w.close()
     assert code == 3
+
+
+def test_a_kept_inference_guard_poisons(tmp_path):
+    """Inference mode left on with its guard object still referenced: restoring now would be undone
+    whenever that object is freed, so the worker is poisoned."""
+    w = Worker([POISON_REGISTRY], str(tmp_path / "w.log"))
+    try:
+        assert w.receive()["type"] == "hello"
+        assert w.receive()["type"] == "inventory"
+        bad = w.job("leak_inference_guard_kept", "export")
+        assert bad["type"] == "poisoned", bad
+        assert "inference mode changed from False to True" in bad["reason"]
+        assert "guard object(s) still alive" in bad["reason"]
+        assert bad["record"]["notes"][-1].startswith("the worker was poisoned after this job")
+    finally:
+        code = w.close()
+    assert code == 3
+
+
+def test_inference_mode_leaked_by_a_failed_compile_is_restored(tmp_path):
+    """kornia's RT-DETR ObjectDetector, RTDETRDetectorBuilder.build and SegmentationModelsBuilder.build
+    decorate forward with @torch.inference_mode(); torch.compile fails inside it and leaves the mode
+    entered. The failure is the job's result; the worker restores the thread state and goes on."""
+    w = Worker([POISON_REGISTRY], str(tmp_path / "w.log"), env={"TORCHINDUCTOR_CACHE_DIR": INDUCTOR_CACHE})
+    try:
+        assert w.receive()["type"] == "hello"
+        assert w.receive()["type"] == "inventory"
+        leaked = w.job("InferenceAttention", "compile")
+        assert leaked["type"] == "result", leaked
+        r = leaked["record"]
+        assert (r["status"], r["step"]) == ("fail", "compile"), r
+        assert "Cannot set version_counter for inference tensor" in r["error"]["message"]
+        assert len(r["notes"]) == 1 and r["notes"][0].startswith("the job left torch's thread-local state changed ("), r
+        assert r["notes"][0].endswith("); the worker restored it")
+        # the same worker goes on measuring correctly, and its state is the baseline again
+        after = w.job("noisy", "compile")
+        assert after["type"] == "result" and after["record"]["status"] == "ok" and after["record"]["notes"] == []
+        w.send({"type": "shutdown"})
+    finally:
+        code = w.close()
+    assert code == 0
 
 
 def test_registry_error_sends_error_and_exits_2(tmp_path):
@@ -181,3 +250,53 @@ def test_inductor_cache_dir_is_honoured(statuses_run):
     """The session worker ran with TORCHINDUCTOR_CACHE_DIR set: compiled code landed there."""
     found = [f for _, _, files in os.walk(INDUCTOR_CACHE) for f in files]
     assert found, INDUCTOR_CACHE
+
+
+def test_thread_state_guard_restores_only_what_it_can_prove():
+    """In process: a leaked inference-mode guard that only the garbage collector can free is
+    destroyed at once and its state undone; one still referenced poisons; other state poisons."""
+    import gc
+
+    import torch
+
+    from opsweep.worker import ThreadStateGuard, torch_state
+
+    baseline = torch_state()
+    gc.disable()  # the leaked guard must still be alive when settle() runs
+    try:
+        guard = ThreadStateGuard()
+        leaked = torch._C._InferenceMode(True)
+        leaked.__enter__()
+        cycle: list = [leaked]
+        cycle.append(cycle)
+        del leaked, cycle
+        assert torch.is_inference_mode_enabled()
+        note, reason = guard.settle(baseline)
+        assert reason is None, reason
+        assert note.startswith("the job left torch's thread-local state changed (") and note.endswith("the worker restored it")
+        assert "inference mode changed from False to True" in note and "grad mode changed from True to False" in note
+        assert torch_state() == baseline
+
+        guard = ThreadStateGuard()
+        kept = torch._C._InferenceMode(True)
+        kept.__enter__()
+        holder = {"guard": kept}  # an untracked dict (only non-GC objects in it), in a tracked list
+        owners = [holder]
+        assert not gc.is_tracked(holder) and gc.is_tracked(owners)
+        note, reason = guard.settle(baseline)
+        assert note is None and "1 torch guard object(s) still alive after the job" in reason
+        kept.__exit__(None, None, None)  # its saved state is the baseline: leave the test process clean
+        del owners, holder, kept
+        assert torch_state() == baseline
+
+        guard = ThreadStateGuard()
+        torch.set_default_dtype(torch.float64)
+        note, reason = guard.settle(baseline)
+        torch.set_default_dtype(torch.float32)
+        assert note is None and reason == "default dtype changed from torch.float32 to torch.float64"
+        assert torch_state() == baseline
+
+        guard = ThreadStateGuard()
+        assert guard.settle(baseline) == (None, None)
+    finally:
+        gc.enable()

@@ -13,7 +13,8 @@ constexpr size_t kMessageChars = 4000;
 constexpr size_t kChainChars = 4000;
 constexpr size_t kLineChars = 1000;
 
-bool Admits(const std::vector<std::string>& allowed, std::string_view value) {
+template <typename T, typename V>
+bool Admits(const std::vector<T>& allowed, const V& value) {
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
 }
 
@@ -49,9 +50,10 @@ Classification Classifier::Classify(const ClassifyInput& in) const {
   };
 
   for (const Rule& rule : rules_.rules) {
-    if (!Admits(rule.paths, in.path) || !Admits(rule.steps, in.step)) continue;
-    // A graph-break reason has no status: only rules open to every status apply to it.
-    if (in.status.empty() ? !rule.statuses.empty() : !Admits(rule.statuses, in.status)) continue;
+    if (!Admits(rule.paths, in.path)) continue;
+    // A graph-break reason has no step and no status: only rules open to every step and status apply.
+    if (in.step.empty() ? !rule.steps.empty() : !Admits(rule.steps, in.step)) continue;
+    if (!in.status ? !rule.statuses.empty() : !Admits(rule.statuses, *in.status)) continue;
     bool all = std::all_of(rule.substrings.begin(), rule.substrings.end(),
                            [&](const std::string& s) { return text.find(s) != std::string::npos; });
     if (!all) continue;

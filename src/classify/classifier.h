@@ -7,6 +7,7 @@
 // line (lines cut at 1000 characters), only in texts that already hold the rule's literals.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,7 +16,10 @@
 namespace opsweep {
 
 struct ClassifyInput {
-  std::string_view path, step, status;  // a graph-break reason: path "compile", step "explain", status ""
+  // A graph-break reason: the record's path, no step and no status (only rules open to every step
+  // and every status apply to it).
+  std::string_view path, step;
+  std::optional<Status> status;
   std::string_view detail;              // the worker's measured detail
   std::string_view error_type, message, chain;
 };

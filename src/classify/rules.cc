@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/status.h"
 #include "util/embedded.h"
 
 namespace opsweep {
@@ -14,9 +13,6 @@ namespace opsweep {
 namespace {
 
 using json = nlohmann::json;
-
-constexpr std::string_view kSteps[] = {"skip",   "eager",   "no-tensor", "export",  "checker", "ort-load",
-                                       "ort-run", "run",    "explain",   "compile", "compare", "worker"};
 
 bool IsRuleId(std::string_view id) {
   if (id.empty() || id.front() == '-' || id.back() == '-') return false;
@@ -154,9 +150,9 @@ std::vector<std::string> Placeholders(const std::string& text) {
 }
 
 bool ReadSample(const json& j, const Rule& rule, const std::string& where, Problems* p, RuleSample* out) {
-  out->path = rule.paths.empty() ? "onnx" : rule.paths.front();
-  out->step = rule.steps.empty() ? "export" : rule.steps.front();
-  out->status = rule.statuses.empty() ? "fail" : rule.statuses.front();
+  out->path = rule.paths.empty() ? "" : rule.paths.front();
+  out->step = rule.steps.empty() ? "" : rule.steps.front();
+  out->status = rule.statuses.empty() ? Status::fail : rule.statuses.front();
   if (j.is_string()) {
     out->message = j.get<std::string>();
     return true;
@@ -165,10 +161,18 @@ bool ReadSample(const json& j, const Rule& rule, const std::string& where, Probl
     p->Add(where, "a sample is a string (the error message) or an object");
     return false;
   }
+  std::string status;
   bool ok = ReadString(j, "path", &out->path, where, p, false) && ReadString(j, "step", &out->step, where, p, false) &&
-            ReadString(j, "status", &out->status, where, p, false) && ReadString(j, "type", &out->type, where, p, false) &&
+            ReadString(j, "status", &status, where, p, false) && ReadString(j, "type", &out->type, where, p, false) &&
             ReadString(j, "message", &out->message, where, p, false) &&
             ReadString(j, "chain", &out->chain, where, p, false) && ReadString(j, "detail", &out->detail, where, p, false);
+  if (ok && !status.empty()) {
+    out->status = ParseStatus(status);
+    if (!out->status) {
+      p->Add(where, fmt::format("a sample has the unknown status '{}'", status));
+      return false;
+    }
+  }
   auto br = j.find("break_reason");
   if (br != j.end()) {
     if (!br->is_boolean()) {
@@ -177,9 +181,8 @@ bool ReadSample(const json& j, const Rule& rule, const std::string& where, Probl
     }
     out->is_break_reason = br->get<bool>();
     if (out->is_break_reason) {
-      out->path = "compile";
-      out->step = "explain";
-      out->status = "";
+      out->step = "";
+      out->status.reset();
     }
   }
   if (ok && out->message.empty() && out->chain.empty() && out->detail.empty() && out->type.empty()) {
@@ -206,14 +209,16 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
   } else {
     rule.order = order->get<int>();
   }
+  std::vector<std::string> statuses;
   ReadStringList(j, "paths", &rule.paths, where, p);
   ReadStringList(j, "steps", &rule.steps, where, p);
-  ReadStringList(j, "statuses", &rule.statuses, where, p);
-  for (const auto& s : rule.steps) {
-    if (!IsKnownStep(s)) p->Add(where, fmt::format("unknown step '{}'", s));
-  }
-  for (const auto& s : rule.statuses) {
-    if (!IsKnownStatus(s)) p->Add(where, fmt::format("unknown status '{}'", s));
+  ReadStringList(j, "statuses", &statuses, where, p);
+  for (const auto& s : statuses) {
+    if (auto status = ParseStatus(s)) {
+      rule.statuses.push_back(*status);
+    } else {
+      p->Add(where, fmt::format("unknown status '{}'", s));
+    }
   }
   ReadString(j, "title", &rule.title, where, p, true);
   ReadString(j, "cause", &rule.cause, where, p, true);
@@ -254,12 +259,7 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
   if (!has_text_match && rule.steps.empty() && rule.statuses.empty()) {
     p->Add(where, "matches everything: give it a 'match', 'steps' or 'statuses'");
   }
-  std::set<std::string> allowed(KnownPlaceholders().begin(), KnownPlaceholders().end());
-  for (const auto& g : rule.group_names) {
-    if (!g.empty()) allowed.insert(g);
-  }
   for (const auto& name : Placeholders(rule.detail)) {
-    if (!allowed.count(name)) p->Add(where, fmt::format("detail uses '{{{}}}', which nothing fills", name));
     if (name == "public_op" && std::find(rule.group_names.begin(), rule.group_names.end(), "op") == rule.group_names.end()) {
       p->Add(where, "detail uses '{public_op}' but the regex has no 'op' group");
     }
@@ -292,15 +292,41 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
 
 }  // namespace
 
-bool IsKnownStep(std::string_view step) {
-  return std::find(std::begin(kSteps), std::end(kSteps), step) != std::end(kSteps);
+const std::vector<std::string>& FixedPlaceholders() {
+  static const std::vector<std::string> kNames = {"public_op", "detail", "error",   "graph_breaks",   "path",
+                                                  "step",      "status", "library", "library_version"};
+  return kNames;
 }
 
-const std::vector<std::string>& KnownPlaceholders() {
-  static const std::vector<std::string> kNames = {
-      "public_op", "detail",  "error", "graph_breaks", "path",  "step",   "status",  "torch",
-      "onnx",      "onnxscript", "onnxruntime", "python", "numpy", "opset", "device", "library", "library_version"};
-  return kNames;
+std::vector<std::string> CheckRulesAgainstPaths(const RuleSet& rules, const std::vector<PathSpec>& paths) {
+  std::vector<std::string> problems;
+  for (const Rule& rule : rules.rules) {
+    std::vector<PathSpec> applies;
+    for (const PathSpec& path : paths) {
+      if (rule.paths.empty() || std::find(rule.paths.begin(), rule.paths.end(), path.id) != rule.paths.end()) {
+        applies.push_back(path);
+      }
+    }
+    if (applies.empty()) continue;  // none of its paths was surveyed: it cannot apply
+    const std::string where = fmt::format("{}: rule '{}'", rule.file, rule.id);
+    for (const std::string& step : rule.steps) {
+      bool known = std::any_of(applies.begin(), applies.end(), [&](const PathSpec& p) { return PathHasStep(p, step); });
+      if (!known) {
+        std::string ids;
+        for (const PathSpec& p : applies) ids += (ids.empty() ? "" : ", ") + p.id;
+        problems.push_back(fmt::format("{}: unknown step '{}' (not a common step nor a step of {})", where, step, ids));
+      }
+    }
+    std::set<std::string> filled(FixedPlaceholders().begin(), FixedPlaceholders().end());
+    for (const auto& g : rule.group_names) {
+      if (!g.empty()) filled.insert(g);
+    }
+    for (const auto& field : EnvFieldsOf(applies)) filled.insert(field);
+    for (const auto& name : Placeholders(rule.detail)) {
+      if (!filled.count(name)) problems.push_back(fmt::format("{}: detail uses '{{{}}}', which nothing fills", where, name));
+    }
+  }
+  return problems;
 }
 
 bool LoadRules(const std::vector<RuleSource>& sources, RuleSet* out, std::string* err) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "classify/classifier.h"
+#include "testing/bundled_paths.h"
 
 namespace opsweep {
 namespace {
@@ -14,6 +15,35 @@ RuleSet LoadEmbedded() {
   std::string err;
   EXPECT_TRUE(LoadRules(EmbeddedRuleSources(), &set, &err)) << err;
   return set;
+}
+
+TEST(Rules, EmbeddedRulesFitTheBundledPaths) {
+  RuleSet set = LoadEmbedded();
+  EXPECT_EQ(CheckRulesAgainstPaths(set, testing::BundledPaths()), std::vector<std::string>{});
+}
+
+TEST(Rules, StepsAndPlaceholdersAreCheckedAgainstThePathsSurveyed) {
+  RuleSet set;
+  std::string err;
+  ASSERT_TRUE(LoadRules({{"r.json", R"({"version":1,"rules":[
+    {"id":"a","order":1,"steps":["exprot"],"title":"t","cause":"c","hint":"h","component":"x","sample":"s"},
+    {"id":"b","order":2,"paths":["toy"],"steps":["capture"],"detail":"{toyversion} {nope}","title":"t","cause":"c",
+     "hint":"h","component":"x","sample":"s"},
+    {"id":"c","order":3,"paths":["absent"],"steps":["whatever"],"detail":"{nope}","title":"t","cause":"c","hint":"h",
+     "component":"x","sample":"s"},
+    {"id":"d","order":4,"steps":["eager"],"detail":"{torch} {onnx}","title":"t","cause":"c","hint":"h","component":"x",
+     "sample":"s"}]})"}},
+                        &set, &err))
+      << err;
+  std::vector<PathSpec> paths = {testing::TestPath("toy", {"capture"}, {"torch", "toyversion"})};
+  EXPECT_EQ(CheckRulesAgainstPaths(set, paths),
+            (std::vector<std::string>{"r.json: rule 'a': unknown step 'exprot' (not a common step nor a step of toy)",
+                                      "r.json: rule 'b': detail uses '{nope}', which nothing fills",
+                                      "r.json: rule 'd': detail uses '{onnx}', which nothing fills"}));
+  paths.push_back(testing::TestPath("absent", {"whatever"}, {"nope", "onnx"}));
+  EXPECT_EQ(CheckRulesAgainstPaths(set, paths),
+            (std::vector<std::string>{"r.json: rule 'a': unknown step 'exprot' (not a common step nor a step of toy, absent)",
+                                      "r.json: rule 'b': detail uses '{nope}', which nothing fills"}));
 }
 
 TEST(Rules, EmbeddedRulesLoad) {
@@ -56,7 +86,7 @@ TEST(Rules, MissingLoweringMapsToPublicName) {
                  Case{"some_new_op", "torch.some_new_op"}, Case{"linalg_matrix_exp", "torch.linalg.matrix_exp"}}) {
     std::string message = std::string("No ONNX function found for <OpOverload(op='aten.") + c.op +
                           "', overload='default')>. Failure message: No decompositions registered for the real-valued input";
-    ClassifyInput in{"onnx", "export", "fail", "", "DispatchError", message, ""};
+    ClassifyInput in{"onnx", "export", Status::fail, "", "DispatchError", message, ""};
     Classification got = classifier.Classify(in);
     ASSERT_NE(got.rule, nullptr);
     EXPECT_EQ(got.rule->id, "onnx-missing-lowering");
@@ -68,11 +98,13 @@ TEST(Rules, MissingLoweringMapsToPublicName) {
 TEST(Rules, BreakReasonsOnlyMeetStatuslessRules) {
   RuleSet set = LoadEmbedded();
   Classifier classifier(set);
-  ClassifyInput in{"compile", "explain", "", "", "", "generic_jump TensorVariable()", ""};
+  ClassifyInput in{"compile", "", std::nullopt, "", "", "generic_jump TensorVariable()", ""};
   Classification c = classifier.Classify(in);
   ASSERT_NE(c.rule, nullptr);
   EXPECT_EQ(c.rule->id, "data-dependent-branch");
-  ClassifyInput odd{"compile", "explain", "", "", "", "something nobody has seen", ""};
+  in.path = "compile-dynamic";  // any path: a dynamic compile path counts breaks too
+  EXPECT_EQ(classifier.Classify(in).rule, c.rule);
+  ClassifyInput odd{"compile", "", std::nullopt, "", "", "something nobody has seen", ""};
   EXPECT_EQ(classifier.Classify(odd).rule, nullptr);
 }
 
@@ -88,13 +120,13 @@ TEST(Rules, LoaderReportsEveryProblem) {
   EXPECT_NE(LoadError(R"({"version":2,"rules":[]})").find("rules version 2 is not supported"), std::string::npos);
   std::string err = LoadError(R"({"version":1,"rules":[
     {"id":"Bad_Id","order":1,"statuses":["fail"],"title":"t","cause":"c","hint":"h","component":"x","sample":"s"},
-    {"id":"a","order":1,"steps":["exprot"],"title":"t","cause":"c","hint":"h","component":"x","sample":"s"},
+    {"id":"a","order":1,"statuses":["failed"],"title":"t","cause":"c","hint":"h","component":"x","sample":"s"},
     {"id":"b","order":2,"match":{"regex":"(unclosed"},"title":"t","cause":"c","hint":"h","component":"x","sample":"s"},
     {"id":"c","order":3,"title":"t","cause":"c","hint":"h","component":"x","sample":"s"},
-    {"id":"d","order":4,"match":{"substrings":["x"]},"detail":"{nope}","title":"t","cause":"c","hint":"h","component":"x"},
+    {"id":"d","order":4,"match":{"substrings":["x"]},"detail":"{public_op}","title":"t","cause":"c","hint":"h","component":"x"},
     {"id":"d","order":5,"match":{"substrings":["x"]},"title":"t","cause":"c","hint":"h","component":"x","sample":"x"}]})");
-  for (const char* needle : {"an id is lowercase", "unknown step 'exprot'", "regex does not compile", "needs 'substrings' or 'any'",
-                             "matches everything", "'{nope}', which nothing fills", "missing 'sample'",
+  for (const char* needle : {"an id is lowercase", "unknown status 'failed'", "regex does not compile", "needs 'substrings' or 'any'",
+                             "matches everything", "'{public_op}' but the regex has no 'op' group", "missing 'sample'",
                              "rule id 'd' is used twice", "same order 1"}) {
     EXPECT_NE(err.find(needle), std::string::npos) << needle << "\n" << err;
   }
@@ -113,7 +145,7 @@ TEST(Rules, NamedGroupsTranslate) {
       << err;
   ASSERT_EQ(set.rules[0].group_names, (std::vector<std::string>{"op", "", "rest"}));
   Classifier classifier(set);
-  ClassifyInput in{"onnx", "export", "fail", "", "", "first line\nb( op=_linalg_svd x tail", ""};
+  ClassifyInput in{"onnx", "export", Status::fail, "", "", "first line\nb( op=_linalg_svd x tail", ""};
   Classification c = classifier.Classify(in);
   ASSERT_NE(c.rule, nullptr);
   EXPECT_EQ(classifier.Fill(c.rule->detail, c, {}), "_linalg_svd/ tail/torch.linalg.svd");
@@ -148,7 +180,7 @@ TEST(Classifier, LongTextsStayBoundedAndFast) {
   Classifier classifier(set);
   std::string huge(2'000'000, 'a');
   std::string chain = std::string(100000, 'x') + "\nNo ONNX function found for <OpOverload(op='aten.histc', overload='default')>";
-  ClassifyInput in{"onnx", "export", "fail", "", "T", huge, chain};
+  ClassifyInput in{"onnx", "export", Status::fail, "", "T", huge, chain};
   Classification c = classifier.Classify(in);
   EXPECT_EQ(c.rule, nullptr);  // the lowering text lies past the bound
 }

@@ -1,6 +1,9 @@
 // `opsweep coverage`: which public callables of the surveyed library have no case. The harness
 // (python -m opsweep.coverage) enumerates the library and matches case targets, since that needs
 // the library imported; this verb reports, and gates with --min.
+//
+// Exit status (cli/exit_status.h): 0 done; 1 covered below --min; 2 bad input (no registries, the
+// harness gave no report or an error).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "cli/capture.h"
+#include "cli/exit_status.h"
 #include "cli/run_setup.h"
 #include "cli/verbs.h"
 
@@ -34,7 +38,7 @@ int RunCoverage(const CoverageOptions& o) {
   std::string err;
   if (registries.empty() && !BundledRegistries(python, &registries, &err)) {
     fmt::print(stderr, "opsweep coverage: {}\n", err);
-    return 2;
+    return kExitBadInput;
   }
   std::vector<std::string> argv = {python, "-m", "opsweep.coverage", "--library", o.library, "--depth",
                                    std::to_string(o.depth)};
@@ -46,17 +50,17 @@ int RunCoverage(const CoverageOptions& o) {
   int code = 0;
   if (!RunAndCapture(argv, Stderr::pass_through, &out, &code, &err)) {
     fmt::print(stderr, "opsweep coverage: {}\n", err);
-    return 2;
+    return kExitBadInput;
   }
   nlohmann::json report = nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
   if (report.is_discarded() || !report.is_object()) {
     fmt::print(stderr, "opsweep coverage: the harness gave no report (exit {}); is opsweep installed for '{}'?\n", code,
                python);
-    return 2;
+    return kExitBadInput;
   }
   if (report.contains("error")) {
     fmt::print(stderr, "opsweep coverage: {}\n", report["error"].get<std::string>());
-    return 2;
+    return kExitBadInput;
   }
   if (o.json) {
     fmt::print("{}\n", report.dump(2));
@@ -94,9 +98,9 @@ int RunCoverage(const CoverageOptions& o) {
   const double percent = 100.0 * report.value("share", 0.0);
   if (percent + 1e-9 < o.min_percent) {
     fmt::print(stderr, "opsweep coverage: {:.1f}% covered, below --min {:.1f}%\n", percent, o.min_percent);
-    return 1;
+    return kExitFindings;
   }
-  return 0;
+  return kExitDone;
 }
 
 }  // namespace

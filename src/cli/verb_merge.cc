@@ -1,7 +1,8 @@
 // `opsweep merge`: results databases -> snapshot.json (+ snapshot.timings.json).
 //
-// Exit status: 0 written; 1 refused (the survey has problems; --force writes anyway); 2 an input
-// cannot be used (an unreadable database, bad rules, a bad objects.inv) or the output cannot be
+// Exit status (cli/exit_status.h): 0 written, no problem; 1 the survey has problems: refused, or
+// written anyway with --force; 2 an input cannot be used (an unreadable or refused database, bad
+// rules, rules that do not fit the surveyed paths, a bad objects.inv) or the output cannot be
 // written. Nothing is written unless everything was read and checked; the snapshot and its timings
 // replace the old files only as complete files (temp file + rename), so a refusal or an error
 // leaves an existing snapshot exactly as it was. Databases are opened read-only.
@@ -15,6 +16,7 @@
 
 #include "classify/classifier.h"
 #include "classify/rules.h"
+#include "cli/exit_status.h"
 #include "cli/verbs.h"
 #include "merge/objects_inv.h"
 #include "merge/snapshot_builder.h"
@@ -128,12 +130,20 @@ int RunMerge(const MergeFlags& flags) {
   }
   if (!errors.empty()) {
     PrintLines(fmt::format("opsweep merge: nothing written to {}:", flags.output), errors);
-    return 2;
+    return kExitBadInput;
   }
 
   SurveyOptions survey_options;
   survey_options.expected_registries = flags.registries;
   Survey survey = JoinSurvey(contents, survey_options);
+  // The rules name steps and environment fields: they must fit the paths the workers described.
+  std::vector<std::string> misfits = CheckRulesAgainstPaths(rules, survey.paths);
+  if (!misfits.empty()) {
+    PrintLines(fmt::format("opsweep merge: nothing written to {}: the reason rules do not fit the surveyed paths:",
+                           flags.output),
+               misfits);
+    return kExitBadInput;
+  }
   Classifier classifier(rules);
   SnapshotOptions snapshot_options;
   snapshot_options.tool_version = ToolVersion();
@@ -146,7 +156,7 @@ int RunMerge(const MergeFlags& flags) {
                              survey.problems.size() == 1 ? "" : "s"),
                  survey.problems);
       fmt::print(stderr, "(--force writes the snapshot anyway; jobs without a result are shown as not measured)\n");
-      return 1;
+      return kExitFindings;
     }
     PrintLines(fmt::format("opsweep merge: warning: writing {} despite {} problem{} (--force):", flags.output,
                            survey.problems.size(), survey.problems.size() == 1 ? "" : "s"),
@@ -159,7 +169,7 @@ int RunMerge(const MergeFlags& flags) {
   if (!snapshot_file.Write(out.snapshot_json, &err) || !timings_file.Write(out.timings_json, &err) ||
       !snapshot_file.Commit(&err) || !timings_file.Commit(&err)) {
     fmt::print(stderr, "opsweep merge: {}\n", err);
-    return 2;
+    return kExitBadInput;
   }
 
   fmt::print("opsweep merge: wrote {} ({} records, {} results from {} database{}) and {}\n", flags.output, out.records,
@@ -175,7 +185,7 @@ int RunMerge(const MergeFlags& flags) {
   } else {
     fmt::print("cross-references: {} of {} records link to the API reference\n", out.api_links, out.records);
   }
-  return 0;
+  return survey.problems.empty() ? kExitDone : kExitFindings;  // written despite problems: --force
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 // in memory first: a damaged snapshot writes nothing. Then every output is written to a temporary
 // file beside its destination (util/atomic_file.h), and only when all are written are they
 // committed (flushed and renamed into place), so a reader never sees a half-written page.
+//
+// Exit status (cli/exit_status.h): 0 written; 2 bad input or usage (no output asked for, a snapshot
+// that cannot be read or is refused, an output that cannot be written).
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -19,8 +22,9 @@
 #include "render/html_writer.h"
 #include "render/markdown_writer.h"
 #include "render/rst_writer.h"
-#include "render/snapshot.h"
+#include "cli/exit_status.h"
 #include "render/view_model.h"
+#include "snapshot/snapshot_reader.h"
 #include "util/atomic_file.h"
 
 namespace opsweep::cli {
@@ -66,17 +70,17 @@ bool ReadFile(const std::string& path, std::string* out, std::string* err) {
 int Render(const RenderArgs& args) {
   if (args.html.empty() && args.rst.empty() && args.md.empty()) {
     fmt::print(stderr, "opsweep render: nothing to write: give --html, --rst and/or --md\n");
-    return 2;
+    return kExitBadInput;
   }
   std::string text, err;
   if (!ReadFile(args.snapshot, &text, &err)) {
     fmt::print(stderr, "opsweep render: {}: cannot read: {}\n", args.snapshot, err);
-    return 1;
+    return kExitBadInput;
   }
-  render::Snapshot snapshot;
-  if (!render::ParseSnapshot(text, &snapshot, &err)) {
+  snapshot::Snapshot snapshot;
+  if (!snapshot::ReadSnapshot(text, &snapshot, &err)) {
     fmt::print(stderr, "opsweep render: {}: {}\n", args.snapshot, OneLineMessage(err));
-    return 1;
+    return kExitBadInput;
   }
   const render::ViewModel vm = render::BuildViewModel(snapshot, {args.api_base});
 
@@ -85,7 +89,7 @@ int Render(const RenderArgs& args) {
     std::string html;
     if (!render::WriteHtml(vm, &html, &err)) {
       fmt::print(stderr, "opsweep render: {}\n", err);
-      return 1;
+      return kExitBadInput;
     }
     outputs.push_back({args.html, std::move(html)});
   }
@@ -98,16 +102,16 @@ int Render(const RenderArgs& args) {
     files.push_back(std::make_unique<AtomicFile>(output.path));
     if (!files.back()->Write(output.content, &err)) {
       fmt::print(stderr, "opsweep render: cannot write {}\n", OneLineMessage(err));
-      return 1;  // the AtomicFiles remove their temporary files
+      return kExitBadInput;  // the AtomicFiles remove their temporary files
     }
   }
   for (auto& file : files) {
     if (!file->Commit(&err)) {
       fmt::print(stderr, "opsweep render: cannot write {}\n", OneLineMessage(err));
-      return 1;
+      return kExitBadInput;
     }
   }
-  return 0;
+  return kExitDone;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // `opsweep run`: options and the wiring of the real worker pool, database, clock and terminal.
-// Exit status: 0 when every planned job has a record (whatever its status), 1 when the run failed
-// (a worker could not start, a registry could not be loaded, the database refused, the restart
-// cap), 2 for a bad option (including an unknown path or group, known only once a worker said hello), 130 when interrupted (SIGINT or SIGTERM; finished results are kept).
+// Exit status (cli/exit_status.h): 0 every planned job has a record (whatever its status); 1 the
+// run stopped at the restart cap (the jobs that finished are kept); 2 bad input or usage: a bad
+// option (including an unknown path or group, known only once a worker said hello), a database
+// that is refused, a registry that cannot be loaded, a worker that cannot start or get ready, a
+// result that cannot be stored; 130 interrupted (SIGINT or SIGTERM; finished results are kept).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_status.h"
 #include "cli/run_setup.h"
 #include "cli/verbs.h"
 #include "core/plan.h"
@@ -28,10 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitInterrupted = 130;
-
 struct RunOptions {
   // Numbers are taken as text and parsed here, so that a bad value gets our one-line error.
   std::string jobs_text, timeout_text, startup_timeout_text, memory_limit_text, max_restarts_text;
@@ -46,6 +45,7 @@ struct RunOptions {
   std::string db = ".opsweep/results.db";
   std::string shard;
   std::string python;
+  std::string library;
   long long memory_limit_mb = 0;
   int max_restarts = 50;
   bool retry_failed = false;
@@ -101,32 +101,32 @@ int Run(RunOptions o) {
   std::string err;
   long long count = 0;
   if (!o.jobs_text.empty()) {
-    if (!ParseCount("-j", o.jobs_text, 1, &count, &err)) return Error(kExitUsage, err);
+    if (!ParseCount("-j", o.jobs_text, 1, &count, &err)) return Error(kExitBadInput, err);
     o.jobs = static_cast<int>(std::min(count, 4096LL));
   }
   if (!o.timeout_text.empty() && !ParseNumber("--timeout", o.timeout_text, 0.001, &o.timeout_s, &err)) {
-    return Error(kExitUsage, err);
+    return Error(kExitBadInput, err);
   }
   if (!o.startup_timeout_text.empty() &&
       !ParseNumber("--startup-timeout", o.startup_timeout_text, 0.001, &o.startup_timeout_s, &err)) {
-    return Error(kExitUsage, err);
+    return Error(kExitBadInput, err);
   }
   if (!o.memory_limit_text.empty()) {
-    if (!ParseCount("--memory-limit", o.memory_limit_text, 1, &o.memory_limit_mb, &err)) return Error(kExitUsage, err);
+    if (!ParseCount("--memory-limit", o.memory_limit_text, 1, &o.memory_limit_mb, &err)) return Error(kExitBadInput, err);
   }
   if (!o.max_restarts_text.empty()) {
-    if (!ParseCount("--max-restarts", o.max_restarts_text, 0, &count, &err)) return Error(kExitUsage, err);
+    if (!ParseCount("--max-restarts", o.max_restarts_text, 0, &count, &err)) return Error(kExitBadInput, err);
     o.max_restarts = static_cast<int>(std::min(count, 1000000LL));
   }
-  if (!o.shard.empty() && !ParseShard(o.shard, &plan.shard, &err)) return Error(kExitUsage, err);
+  if (!o.shard.empty() && !ParseShard(o.shard, &plan.shard, &err)) return Error(kExitBadInput, err);
   for (const auto& p : o.paths) {
-    if (p.empty()) return Error(kExitUsage, "--paths: empty path name");
+    if (p.empty()) return Error(kExitBadInput, "--paths: empty path name");
     if (std::find(plan.paths.begin(), plan.paths.end(), p) == plan.paths.end()) plan.paths.push_back(p);
   }
   plan.only = o.only;
   plan.groups = o.groups;
   for (const auto& g : plan.groups) {
-    if (g.empty()) return Error(kExitUsage, "--groups: empty group name");
+    if (g.empty()) return Error(kExitBadInput, "--groups: empty group name");
   }
   int cores = AvailableCores();
   int workers = o.jobs > 0 ? o.jobs : cores;
@@ -134,17 +134,17 @@ int Run(RunOptions o) {
 
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
-  if (!o.preset.empty() && !o.cases.empty()) return Error(kExitUsage, "--preset and --cases exclude each other");
+  if (!o.preset.empty() && !o.cases.empty()) return Error(kExitBadInput, "--preset and --cases exclude each other");
   if (!o.preset.empty()) {
     std::string file;
-    if (!BundledPreset(python, o.preset, &file, &err)) return Error(kExitUsage, err);
+    if (!BundledPreset(python, o.preset, &file, &err)) return Error(kExitBadInput, err);
     registries.push_back(file);
   } else if (o.cases.empty()) {
-    if (!BundledRegistries(python, &registries, &err)) return Error(kExitFailed, err);
+    if (!BundledRegistries(python, &registries, &err)) return Error(kExitBadInput, err);
   } else {
     for (const auto& c : o.cases) {
       std::error_code ec;
-      if (!fs::is_regular_file(c, ec)) return Error(kExitUsage, fmt::format("--cases {}: no such file", c));
+      if (!fs::is_regular_file(c, ec)) return Error(kExitBadInput, fmt::format("--cases {}: no such file", c));
       registries.push_back(fs::absolute(c).lexically_normal().string());
     }
   }
@@ -153,9 +153,9 @@ int Run(RunOptions o) {
   fs::path db_path = fs::absolute(o.db).lexically_normal();
   std::error_code ec;
   fs::create_directories(db_path.parent_path(), ec);
-  if (ec) return Error(kExitFailed, fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message()));
+  if (ec) return Error(kExitBadInput, fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message()));
   ResultsDb db;
-  if (!db.Open(db_path.string(), OpenMode::read_write_create, &err)) return Error(kExitFailed, err);
+  if (!db.Open(db_path.string(), OpenMode::read_write_create, &err)) return Error(kExitBadInput, err);
 
   long long memory_limit = o.memory_limit_mb > 0 ? o.memory_limit_mb * 1024 * 1024
                                                  : static_cast<long long>(0.75 * static_cast<double>(TotalMemoryBytes()) / workers);
@@ -164,6 +164,7 @@ int Run(RunOptions o) {
   command.program = WorkerProgram(python);
   command.registries = registries;
   command.threads = threads;
+  command.library = o.library;
   command.log_dir = (db_path.parent_path() / "logs").string();
   command.env = {{"OMP_NUM_THREADS", std::to_string(threads)},
                  {"MKL_NUM_THREADS", std::to_string(threads)},
@@ -194,12 +195,13 @@ int Run(RunOptions o) {
   RunSummary summary;
   RunEnd end = session.Execute(request, &summary, &err);
   switch (end) {
-    case RunEnd::completed: return 0;
+    case RunEnd::completed: return kExitDone;
     case RunEnd::interrupted: return kExitInterrupted;
-    case RunEnd::bad_request: return Error(kExitUsage, err);
-    case RunEnd::failed: return Error(kExitFailed, err);
+    case RunEnd::stopped: return Error(kExitFindings, err);
+    case RunEnd::bad_request:
+    case RunEnd::failed: return Error(kExitBadInput, err);
   }
-  return kExitFailed;
+  return kExitBadInput;
 }
 
 }  // namespace
@@ -221,6 +223,8 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--db", opts->db, "Results database (default .opsweep/results.db; logs/ and inductor-cache/ go beside it)");
   cmd->add_option("--shard", opts->shard, "Run only shard I of N (1-based), e.g. 2/8");
   cmd->add_option("--python", opts->python, "Python for the workers (default $OPSWEEP_PYTHON, else the one beside opsweep, else python3)");
+  cmd->add_option("--library", opts->library,
+                  "Top-level package of the surveyed library (default: the package most case targets come from)");
   cmd->add_option("--memory-limit", opts->memory_limit_text, "MiB per worker process group (default 75% of RAM / workers)");
   cmd->add_option("--max-restarts", opts->max_restarts_text,
                   "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)");

@@ -55,20 +55,37 @@ std::string ProtocolErrorDetail(const std::string& problem) {
   return "protocol error: " + text;
 }
 
-std::string EngineRecord(const std::string& status, const std::string& detail, double duration_s) {
+std::string EngineRecord(Status status, const std::string& detail, double duration_s) {
   nlohmann::ordered_json r;
-  r["status"] = status;
+  r["status"] = StatusId(status);
   r["step"] = "worker";
   r["detail"] = detail;
   r["error"] = nullptr;
-  r["graph_breaks"] = nullptr;
-  r["break_reasons"] = nlohmann::json::array();
-  r["onnx"] = nullptr;
   r["outputs"] = nullptr;
   r["timings"] = {{"total_s", duration_s}};
   r["sources"] = nlohmann::json::array();
   // Invalid UTF-8 in a detail (from a worker's reason) is replaced rather than thrown on.
   return r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace opsweep
+
+namespace opsweep {
+
+std::string WithNote(const std::string& record_json, const std::string& note) {
+  auto r = nlohmann::ordered_json::parse(record_json, nullptr, /*allow_exceptions=*/false);
+  if (!r.is_object()) return record_json;
+  auto notes = r.find("notes");
+  if (notes == r.end() || !notes->is_array()) {
+    r["notes"] = nlohmann::ordered_json::array();
+    notes = r.find("notes");
+  }
+  notes->push_back(note);
+  return r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string PoisonNote(const std::string& reason) {
+  return "the worker was found poisoned after this job (" + reason + ") and was replaced";
 }
 
 }  // namespace opsweep

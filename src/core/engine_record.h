@@ -1,8 +1,11 @@
 // Records the engine writes itself (docs/formats.md section 3): `crash` and `timeout`, with step
-// "worker" and a detail sentence. Every field of a worker record is present so readers need no
-// special case.
+// "worker" and a detail sentence. They hold the fields every record has (status, step, detail,
+// error, outputs, timings, sources) and none of the optional or path-specific ones (graph_breaks,
+// break_reasons, onnx, notes, ...): readers treat a missing optional field as absent.
 #pragma once
 #include <string>
+
+#include "core/status.h"
 
 namespace opsweep {
 
@@ -19,7 +22,15 @@ std::string SignalName(int signal);
 std::string DescribeExit(const ExitStatus& exit);
 
 // The full record as compact JSON.
-std::string EngineRecord(const std::string& status, const std::string& detail, double duration_s);
+std::string EngineRecord(Status status, const std::string& detail, double duration_s);
+
+// `record_json` (an object) with `note` appended to its "notes" list (created when absent); the
+// record unchanged when it is not an object.
+std::string WithNote(const std::string& record_json, const std::string& note);
+
+// The note on a record the worker finished before it was found poisoned (issue: poison is not a
+// crash): "the worker was found poisoned after this job (REASON) and was replaced".
+std::string PoisonNote(const std::string& reason);
 
 // Details for the engine's outcomes.
 std::string CrashDetail(const ExitStatus& exit);              // "... during the job"

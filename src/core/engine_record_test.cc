@@ -25,15 +25,23 @@ TEST(EngineRecord, ProtocolErrorsAreBoundedAndOneLine) {
   EXPECT_EQ(d.rfind("protocol error: ", 0), 0u);
 }
 
-TEST(EngineRecord, HasEveryRecordField) {
-  auto r = nlohmann::json::parse(EngineRecord("timeout", "no result", 3.5));
+TEST(EngineRecord, HasTheCommonFieldsAndNoPathSpecificOnes) {
+  auto r = nlohmann::json::parse(EngineRecord(Status::timeout, "no result", 3.5));
   EXPECT_EQ(r["status"], "timeout");
   EXPECT_EQ(r["step"], "worker");
   EXPECT_EQ(r["detail"], "no result");
   EXPECT_TRUE(r["error"].is_null());
-  EXPECT_TRUE(r["graph_breaks"].is_null());
   EXPECT_EQ(r["timings"]["total_s"], 3.5);
   EXPECT_TRUE(r["sources"].is_array());
+  for (const char* field : {"graph_breaks", "break_reasons", "onnx", "notes"}) EXPECT_FALSE(r.contains(field)) << field;
+}
+
+TEST(EngineRecord, NotesAreAppended) {
+  std::string once = WithNote(R"({"status":"ok","detail":"d"})", PoisonNote("inference mode changed from False to True"));
+  EXPECT_EQ(once, R"({"status":"ok","detail":"d","notes":["the worker was found poisoned after this job )"
+                  R"((inference mode changed from False to True) and was replaced"]})");
+  EXPECT_EQ(WithNote(R"({"notes":["a"]})", "b"), R"({"notes":["a","b"]})");
+  EXPECT_EQ(WithNote("[1]", "b"), "[1]");
 }
 
 }  // namespace

@@ -7,51 +7,47 @@
 namespace opsweep {
 
 namespace {
+std::string ValueText(const nlohmann::json& value) {
+  if (value.is_null()) return "";
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
 std::string FieldText(const nlohmann::json& obj, const char* name) {
   auto it = obj.find(name);
-  if (it == obj.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump();
+  return it == obj.end() ? "" : ValueText(*it);
 }
 }  // namespace
 
-bool KeyEnvironmentFromHello(const std::string& harness, const std::string& env_json, KeyEnvironment* out,
-                             std::string* err) {
+std::string LibraryKeyValue(const nlohmann::json& env) {
+  auto lib = env.find("library");
+  if (lib == env.end() || !lib->is_object()) return "";
+  return FieldText(*lib, "name") + " " + FieldText(*lib, "version") + " " + FieldText(*lib, "fingerprint");
+}
+
+bool KeyEnvironmentFromHello(const std::string& env_json, KeyEnvironment* out, std::string* err) {
   nlohmann::json env = nlohmann::json::parse(env_json, nullptr, /*allow_exceptions=*/false);
   if (!env.is_object()) {
     *err = "hello: env is not a JSON object";
     return false;
   }
-  out->harness = harness;
-  out->python = FieldText(env, "python");
-  out->torch = FieldText(env, "torch");
-  out->onnx = FieldText(env, "onnx");
-  out->onnxscript = FieldText(env, "onnxscript");
-  out->onnxruntime = FieldText(env, "onnxruntime");
-  out->numpy = FieldText(env, "numpy");
-  out->opset = FieldText(env, "opset");
-  out->device = FieldText(env, "device");
-  out->library.clear();
-  auto lib = env.find("library");
-  if (lib != env.end() && lib->is_object()) {
-    out->library = FieldText(*lib, "name") + " " + FieldText(*lib, "version") + " " + FieldText(*lib, "fingerprint");
+  out->values.clear();
+  for (const auto& [field, value] : env.items()) {
+    if (field != "library") out->values[field] = ValueText(value);
   }
+  out->library = LibraryKeyValue(env);
   return true;
 }
 
-JobKey ComputeJobKey(std::string_view case_fingerprint, std::string_view path, const KeyEnvironment& env) {
+JobKey ComputeJobKey(std::string_view case_fingerprint, const PathSpec& path, const KeyEnvironment& env) {
   TaggedHasher h;
   h.Add("case", case_fingerprint);
-  h.Add("path", path);
-  h.Add("harness", env.harness);
-  h.Add("python", env.python);
-  h.Add("torch", env.torch);
-  h.Add("onnx", env.onnx);
-  h.Add("onnxscript", env.onnxscript);
-  h.Add("onnxruntime", env.onnxruntime);
-  h.Add("numpy", env.numpy);
-  h.Add("opset", env.opset);
-  h.Add("device", env.device);
+  h.Add("path", path.id);
+  h.Add("harness", path.harness);
+  for (const std::string& field : path.env) {
+    auto it = env.values.find(field);
+    h.Add(field, it == env.values.end() ? "" : it->second);
+  }
   h.Add("library", env.library);
   nlohmann::ordered_json fields = nlohmann::ordered_json::object();
   for (const auto& [tag, value] : h.fields()) fields[tag] = value;

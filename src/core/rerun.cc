@@ -2,8 +2,6 @@
 
 #include <fmt/core.h>
 
-#include "core/status.h"
-
 namespace opsweep {
 
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, RetryFailed retry) {
@@ -19,18 +17,18 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
   }
   if (IsEngineStatus(stored->status)) {
     if (stored->attempts < 2) {
-      return {true, fmt::format("the stored {} is retried once (attempt {} of 2)", stored->status, stored->attempts + 1)};
+      return {true, fmt::format("the stored {} is retried once (attempt {} of 2)", StatusId(stored->status), stored->attempts + 1)};
     }
     if (retry == RetryFailed::yes) {
-      return {true, fmt::format("the stored {} is re-run because of --retry-failed", stored->status)};
+      return {true, fmt::format("the stored {} is re-run because of --retry-failed", StatusId(stored->status))};
     }
     return {false, fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
-                               stored->status, stored->attempts)};
+                               StatusId(stored->status), stored->attempts)};
   }
-  return {false, fmt::format("the stored result ({}) is current", stored->status)};
+  return {false, fmt::format("the stored result ({}) is current", StatusId(stored->status))};
 }
 
-int NextAttempts(const std::optional<StoredJob>& stored, const JobKey& current, std::string_view new_status) {
+int NextAttempts(const std::optional<StoredJob>& stored, const JobKey& current, Status new_status) {
   if (!IsEngineStatus(new_status)) return 0;
   if (stored && stored->job_key == current.digest && IsEngineStatus(stored->status)) return stored->attempts + 1;
   return 1;

@@ -1,5 +1,4 @@
-// Whether a planned job runs or reuses its stored result, with the sentence that says why
-// (the same sentence `opsweep explain` shows). A stored result is reused when its job key equals
+// Whether a planned job runs or reuses its stored result, with the sentence that says why. A stored result is reused when its job key equals
 // the current one, except that crash and timeout are retried once: `attempts` counts consecutive
 // crash/timeout outcomes under the same key, and one with attempts < 2 runs again.
 #pragma once
@@ -8,6 +7,7 @@
 #include <string_view>
 
 #include "core/job_key.h"
+#include "core/status.h"
 
 namespace opsweep {
 
@@ -17,7 +17,7 @@ enum class RetryFailed { no, yes };  // --retry-failed: re-run crash/timeout wha
 struct StoredJob {
   std::string job_key;
   std::string key_fields_json;
-  std::string status;
+  Status status = Status::ok;
   int attempts = 0;
   double duration_s = 0;
 };
@@ -31,6 +31,6 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
 
 // `attempts` to store with a new outcome: 0 unless crash/timeout; then one more than the stored
 // value when the stored result has the same key and was itself a crash/timeout, else 1.
-int NextAttempts(const std::optional<StoredJob>& stored, const JobKey& current, std::string_view new_status);
+int NextAttempts(const std::optional<StoredJob>& stored, const JobKey& current, Status new_status);
 
 }  // namespace opsweep

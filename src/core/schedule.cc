@@ -10,11 +10,13 @@ namespace {
 constexpr double kMinRatioBase = 0.01;
 }  // namespace
 
-double DefaultExpectedSeconds(std::string_view path) {
-  if (path == "onnx") return 4;
-  if (path == "export") return 3;
-  if (path == "compile") return 20;
-  return 5;
+void DurationModel::SetDefault(const std::string& path, double seconds) {
+  if (seconds >= 0) defaults_[path] = seconds;
+}
+
+double DurationModel::Default(const std::string& path) const {
+  auto it = defaults_.find(path);
+  return it == defaults_.end() ? kFallbackExpectedSeconds : it->second;
 }
 
 void DurationModel::Add(const std::string& case_name, const std::string& path, double seconds) {
@@ -46,7 +48,7 @@ std::optional<std::pair<double, size_t>> DurationModel::Ratio(const std::string&
 
 double DurationModel::Expected(const std::string& case_name, const std::string& path) const {
   auto c = by_case_.find(case_name);
-  if (c == by_case_.end()) return DefaultExpectedSeconds(path);
+  if (c == by_case_.end()) return Default(path);
   if (auto own = c->second.find(path); own != c->second.end()) return own->second;
   // Another path of the same case, through the best-supported ratio (most pairs; ties: path name).
   std::optional<double> best;
@@ -59,7 +61,7 @@ double DurationModel::Expected(const std::string& case_name, const std::string& 
       best_pairs = ratio->second;
     }
   }
-  return best ? *best : DefaultExpectedSeconds(path);
+  return best ? *best : Default(path);
 }
 
 std::vector<size_t> LongestFirst(const std::vector<double>& expected) {

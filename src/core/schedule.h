@@ -6,7 +6,8 @@
 //   2. else the case's duration on another path, scaled by the median ratio between the two paths
 //      over the cases measured on both (at least kMinRatioPairs of them): a case that took 40 s to
 //      export to ONNX is expected to be slow under torch.compile too;
-//   3. else a per-path default.
+//   3. else the path's default: its description's expected_seconds (core/path_spec.h), and for a
+//      path whose description gives none, kFallbackExpectedSeconds.
 #pragma once
 #include <cstddef>
 #include <map>
@@ -18,12 +19,17 @@
 
 namespace opsweep {
 
-// Defaults when a job has never run: onnx 4 s, export 3 s, compile 20 s, any other path 5 s.
-double DefaultExpectedSeconds(std::string_view path);
+// The default for a path whose description names no expected duration.
+inline constexpr double kFallbackExpectedSeconds = 5;
 
 class DurationModel {
  public:
   static constexpr size_t kMinRatioPairs = 5;
+
+  // The default of a path that has never run (negative values are ignored).
+  void SetDefault(const std::string& path, double seconds);
+  // The path's default, else kFallbackExpectedSeconds.
+  double Default(const std::string& path) const;
 
   // Adds one measured duration (negative durations are ignored).
   void Add(const std::string& case_name, const std::string& path, double seconds);
@@ -36,6 +42,7 @@ class DurationModel {
   std::optional<std::pair<double, size_t>> Ratio(const std::string& to, const std::string& from) const;
 
  private:
+  std::map<std::string, double> defaults_;
   std::map<std::string, std::map<std::string, double>> by_case_;  // case -> path -> seconds
   mutable std::map<std::pair<std::string, std::string>, std::optional<std::pair<double, size_t>>> ratios_;
 };

@@ -5,11 +5,16 @@
 namespace opsweep {
 namespace {
 
-TEST(DefaultExpectedSeconds, PerPath) {
-  EXPECT_EQ(DefaultExpectedSeconds("compile"), 20);
-  EXPECT_EQ(DefaultExpectedSeconds("onnx"), 4);
-  EXPECT_EQ(DefaultExpectedSeconds("export"), 3);
-  EXPECT_EQ(DefaultExpectedSeconds("dynamic"), 5);
+TEST(DurationModel, DefaultsComeFromThePathsElseTheFallback) {
+  DurationModel m;
+  m.SetDefault("compile", 20);
+  m.SetDefault("onnx", 4);
+  m.SetDefault("bad", -1);  // ignored
+  EXPECT_EQ(m.Default("compile"), 20);
+  EXPECT_EQ(m.Default("onnx"), 4);
+  EXPECT_EQ(m.Default("dynamic"), kFallbackExpectedSeconds);
+  EXPECT_EQ(m.Default("bad"), kFallbackExpectedSeconds);
+  EXPECT_EQ(m.Expected("never-seen", "compile"), 20);
 }
 
 TEST(LongestFirst, SortsDescendingAndKeepsTiesInPlanOrder) {
@@ -23,8 +28,16 @@ TEST(LongestFirst, SortsDescendingAndKeepsTiesInPlanOrder) {
 namespace opsweep {
 namespace {
 
-DurationModel FiveCasesCompileTwiceOnnx() {
+DurationModel WithDefaults() {
   DurationModel m;
+  m.SetDefault("onnx", 4);
+  m.SetDefault("export", 3);
+  m.SetDefault("compile", 20);
+  return m;
+}
+
+DurationModel FiveCasesCompileTwiceOnnx() {
+  DurationModel m = WithDefaults();
   for (int i = 1; i <= 5; ++i) {
     m.Add("c" + std::to_string(i), "onnx", i);
     m.Add("c" + std::to_string(i), "compile", 2.0 * i);
@@ -48,7 +61,7 @@ TEST(DurationModel, ScalesAnotherPathByTheMedianRatio) {
 }
 
 TEST(DurationModel, TooFewPairsOrNoiseGivesTheDefault) {
-  DurationModel m;
+  DurationModel m = WithDefaults();
   for (int i = 1; i <= 4; ++i) {
     m.Add("c" + std::to_string(i), "onnx", i);
     m.Add("c" + std::to_string(i), "compile", 3.0 * i);

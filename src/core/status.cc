@@ -1,16 +1,46 @@
 #include "core/status.h"
 
+#include <algorithm>
+
 namespace opsweep {
 
-bool IsKnownStatus(std::string_view status) {
-  for (std::string_view s : kStatuses) {
-    if (s == status) return true;
+std::string_view StatusId(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::ok_breaks: return "ok-breaks";
+    case Status::ok_unverified: return "ok-unverified";
+    case Status::mismatch: return "mismatch";
+    case Status::fail: return "fail";
+    case Status::not_applicable: return "n/a";
+    case Status::crash: return "crash";
+    case Status::timeout: return "timeout";
   }
-  return false;
+  return "n/a";
 }
 
-bool IsEngineStatus(std::string_view status) { return status == "crash" || status == "timeout"; }
+std::optional<Status> ParseStatus(std::string_view id) {
+  for (Status status : kAllStatuses) {
+    if (StatusId(status) == id) return status;
+  }
+  return std::nullopt;
+}
 
-bool IsWorkerStatus(std::string_view status) { return IsKnownStatus(status) && !IsEngineStatus(status); }
+bool IsSupported(Status status) {
+  return status == Status::ok || status == Status::ok_breaks || status == Status::ok_unverified;
+}
+
+bool IsFailure(Status status) {
+  return status == Status::mismatch || status == Status::fail || status == Status::crash || status == Status::timeout;
+}
+
+bool IsNotMeasured(Status status) { return status == Status::not_applicable; }
+
+bool IsEngineStatus(Status status) { return status == Status::crash || status == Status::timeout; }
+
+bool IsWorkerStatus(Status status) { return !IsEngineStatus(status); }
+
+bool IsCommonStep(std::string_view step) {
+  return std::find(kCommonSteps.begin(), kCommonSteps.end(), step) != kCommonSteps.end();
+}
 
 }  // namespace opsweep

@@ -141,6 +141,7 @@ bool PosixWorkerPool::Start(int slot, std::string* err) {
   args.insert(args.end(), {"--proto-in", std::to_string(to_worker[0]), "--proto-out", std::to_string(from_worker[1])});
   for (const auto& r : command_.registries) args.insert(args.end(), {"--registry", r});
   args.insert(args.end(), {"--threads", std::to_string(command_.threads)});
+  if (!command_.library.empty()) args.insert(args.end(), {"--library", command_.library});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

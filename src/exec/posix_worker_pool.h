@@ -23,6 +23,7 @@ struct WorkerCommand {
   std::vector<std::string> program;  // e.g. {"/usr/bin/python3", "-m", "opsweep.worker"}
   std::vector<std::string> registries;
   int threads = 1;
+  std::string library;  // --library NAME for the worker; "" lets the worker guess from the targets
   std::string log_dir;
   std::vector<std::pair<std::string, std::string>> env;  // set (or replaced) in the workers' environment
 };

@@ -23,7 +23,7 @@ std::string Progress::Counts() const {
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (counts_[i] == 0) continue;
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} {}", kStatuses[i], counts_[i]);
+    out += fmt::format("{} {}", StatusId(kAllStatuses[i]), counts_[i]);
   }
   return out;
 }
@@ -62,11 +62,11 @@ void Progress::Draw() {
   last_draw_ = now;
 }
 
-void Progress::OnOutcome(std::string_view status, double expected_s) {
+void Progress::OnOutcome(Status status, double expected_s) {
   ++done_;
   if (expected_s > 0) expected_done_s_ += expected_s;
   for (size_t i = 0; i < counts_.size(); ++i) {
-    if (kStatuses[i] == status) ++counts_[i];
+    if (kAllStatuses[i] == status) ++counts_[i];
   }
   double now = clock_->Now();
   if (tty_) {

@@ -25,7 +25,7 @@ class Progress {
   Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused, double expected_total_s = 0);
 
   // One job ended; `expected_s` is what it was expected to take (0 when unknown).
-  void OnOutcome(std::string_view status, double expected_s = 0);
+  void OnOutcome(Status status, double expected_s = 0);
   void Tick();
   // The final line; `ending` is "" for a completed run, else e.g. "interrupted".
   void Finish(std::string_view ending);
@@ -45,7 +45,7 @@ class Progress {
   size_t done_ = 0;
   double expected_total_s_;
   double expected_done_s_ = 0;
-  std::array<size_t, std::size(kStatuses)> counts_{};
+  std::array<size_t, kAllStatuses.size()> counts_{};
   double started_;
   double last_draw_ = -1e9;
   size_t last_plain_done_ = 0;

@@ -19,10 +19,10 @@ TEST(Progress, TtyRedrawsOneLineWithCountsRateAndEta) {
   FakeTerminal term(true);
   Progress p(&term, &clock, 4, 1);
   clock.Advance(30);
-  p.OnOutcome("ok");
+  p.OnOutcome(Status::ok);
   EXPECT_EQ(term.out, "\r[1/4 25%] ok 1 | 2.0 jobs/min | ETA 1m30s\x1b[K");
   clock.Advance(30);
-  p.OnOutcome("crash");
+  p.OnOutcome(Status::crash);
   EXPECT_NE(term.out.find("\r[2/4 50%] ok 1, crash 1 | 2.0 jobs/min | ETA 1m00s"), std::string::npos);
   term.out.clear();
   p.Finish("");
@@ -35,11 +35,11 @@ TEST(Progress, EtaWeighsJobsByTheirExpectedSeconds) {
   // Longest first: one 90 s job, then nine 1 s jobs (99 expected seconds in all).
   Progress p(&term, &clock, 10, 0, 99);
   clock.Advance(90);
-  p.OnOutcome("ok", 90);
+  p.OnOutcome(Status::ok, 90);
   // Counting jobs would say 9 x 90 s = 13m30s; the weights say 9 s are left at the pace so far.
   EXPECT_NE(p.StatusText().find("ETA 9s"), std::string::npos) << p.StatusText();
   clock.Advance(9);  // the rest ran twice as slow as expected: 3 of 9 expected seconds in 9 s
-  for (int i = 0; i < 3; ++i) p.OnOutcome("ok", 1);
+  for (int i = 0; i < 3; ++i) p.OnOutcome(Status::ok, 1);
   // 93 expected seconds took 99 s; 6 expected seconds remain: 6 * 99 / 93 = 6.4 s.
   EXPECT_NE(p.StatusText().find("ETA 6s"), std::string::npos) << p.StatusText();
 }
@@ -48,10 +48,10 @@ TEST(Progress, PlainOutputPrintsEveryFivePercentOrTenSeconds) {
   FakeClock clock;
   FakeTerminal term(false);
   Progress p(&term, &clock, 100, 0);
-  for (int i = 0; i < 4; ++i) p.OnOutcome("ok");
+  for (int i = 0; i < 4; ++i) p.OnOutcome(Status::ok);
   EXPECT_EQ(term.out, "opsweep run: [1/100 1%] ok 1 | ETA --\n");  // the first, at time 0
   term.out.clear();
-  p.OnOutcome("ok");  // 5%
+  p.OnOutcome(Status::ok);  // 5%
   EXPECT_EQ(term.out.substr(0, 30), "opsweep run: [5/100 5%] ok 5 |");
   term.out.clear();
   clock.Advance(5);

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
-#include "core/status.h"
 
 namespace opsweep {
 
@@ -35,6 +34,24 @@ bool GetId(const Json& obj, long long* out, std::string* err) {
   return true;
 }
 
+// A record (a `result`'s, or a `poisoned` message's) with a status a worker may report.
+bool ParseRecord(const Json& rec, WorkerMessage* out, std::string* err) {
+  auto status = rec.find("status");
+  if (status == rec.end() || !status->is_string()) {
+    *err = "record without a string 'status'";
+    return false;
+  }
+  auto parsed = ParseStatus(status->get<std::string>());
+  if (!parsed || !IsWorkerStatus(*parsed)) {
+    *err = fmt::format("record with status '{}', which a worker may not report", status->get<std::string>());
+    return false;
+  }
+  out->status = *parsed;
+  out->has_record = true;
+  out->record_json = Dump(rec);
+  return true;
+}
+
 bool ParseHello(const Json& j, HelloMessage* out, std::string* err) {
   auto proto = j.find("protocol");
   if (proto == j.end() || !proto->is_number_integer()) {
@@ -50,14 +67,12 @@ bool ParseHello(const Json& j, HelloMessage* out, std::string* err) {
     *err = "'hello' message without a 'paths' list";
     return false;
   }
-  out->paths.clear();
-  for (const auto& p : *paths) {
-    if (!p.is_string()) {
-      *err = "'hello' message with a non-string path";
-      return false;
-    }
-    out->paths.push_back(p.get<std::string>());
+  if (!ParsePathSpecs(nlohmann::json::parse(Dump(*paths)), PathSpecForm::hello, &out->paths, err)) {
+    *err = "'hello' message: " + *err;
+    return false;
   }
+  out->paths_json.clear();
+  for (const auto& p : *paths) out->paths_json.push_back(Dump(p));
   auto env = j.find("env");
   if (env == j.end() || !env->is_object()) {
     *err = "'hello' message without an 'env' object";
@@ -137,29 +152,34 @@ bool ParseWorkerMessage(std::string_view line, WorkerMessage* out, std::string* 
         !GetString(j, "path", &out->path, err)) {
       return false;
     }
+    out->has_record = false;
+    out->record_json.clear();
+    auto rec = j.find("record");
     if (t == "poisoned") {
       out->type = WorkerMessage::Type::poisoned;
-      return GetString(j, "reason", &out->reason, err);
+      if (!GetString(j, "reason", &out->reason, err)) return false;
+      if (rec == j.end() || rec->is_null()) return true;  // a worker that could not finish the record
+      if (!rec->is_object()) {
+        *err = "'poisoned' message with a 'record' that is not an object";
+        return false;
+      }
+      return ParseRecord(*rec, out, err);
     }
     out->type = WorkerMessage::Type::result;
-    auto rec = j.find("record");
     if (rec == j.end() || !rec->is_object()) {
       *err = "'result' message without a 'record' object";
       return false;
     }
-    if (!GetString(*rec, "status", &out->status, err)) {
-      *err = "record without a string 'status'";
-      return false;
-    }
-    if (!IsWorkerStatus(out->status)) {
-      *err = fmt::format("record with status '{}', which a worker may not report", out->status);
-      return false;
-    }
-    out->record_json = Dump(*rec);
-    return true;
+    return ParseRecord(*rec, out, err);
   }
   *err = fmt::format("a message of unknown type '{}'", t.size() > 40 ? t.substr(0, 40) + "..." : t);
   return false;
+}
+
+std::vector<std::string> HelloMessage::path_ids() const {
+  std::vector<std::string> ids;
+  for (const PathSpec& p : paths) ids.push_back(p.id);
+  return ids;
 }
 
 std::string JobMessage(long long id, std::string_view case_name, std::string_view path) {

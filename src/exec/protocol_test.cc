@@ -4,21 +4,37 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testing/bundled_paths.h"
+
 namespace opsweep {
 namespace {
 
-TEST(Protocol, ParsesHello) {
+const char* kToy =
+    R"({"id":"toy","title":"Toy","label":"toy","description":"d","steps":["capture"],"expected_seconds":2,"order":5,)"
+    R"("env":["python","torch"],"subverdicts":[],"harness":"h-toy"})";
+
+TEST(Protocol, ParsesHelloWithPathDescriptions) {
   WorkerMessage m;
   std::string err;
-  ASSERT_TRUE(ParseWorkerMessage(
-      R"({"type":"hello","protocol":1,"pid":12,"harness":"abc","paths":["onnx","export"],"env":{"torch":"2.13","opset":18}})",
-      &m, &err))
-      << err;
+  nlohmann::ordered_json paths = nlohmann::ordered_json::parse(testing::BundledPathsJson());
+  paths.push_back(nlohmann::ordered_json::parse(kToy));
+  std::string line = R"({"type":"hello","protocol":2,"pid":12,"harness":"abc","paths":)" + paths.dump() +
+                     R"(,"env":{"torch":"2.13","opset":18}})";
+  ASSERT_TRUE(ParseWorkerMessage(line, &m, &err)) << err;
   EXPECT_EQ(m.type, WorkerMessage::Type::hello);
-  EXPECT_EQ(m.hello.protocol, 1);
+  EXPECT_EQ(m.hello.protocol, 2);
   EXPECT_EQ(m.hello.harness, "abc");
-  EXPECT_EQ(m.hello.paths, (std::vector<std::string>{"onnx", "export"}));
+  EXPECT_EQ(m.hello.path_ids(), (std::vector<std::string>{"onnx", "export", "compile", "toy"}));
+  EXPECT_EQ(m.hello.paths[3].expected_seconds, 2);
+  EXPECT_EQ(m.hello.paths_json[3], kToy);
   EXPECT_EQ(m.hello.env_json, R"({"torch":"2.13","opset":18})");
+}
+
+TEST(Protocol, RefusesABadPathDescription) {
+  WorkerMessage m;
+  std::string err;
+  EXPECT_FALSE(ParseWorkerMessage(R"({"type":"hello","protocol":2,"harness":"a","paths":["onnx"],"env":{}})", &m, &err));
+  EXPECT_EQ(err, "'hello' message: a path description is not an object");
 }
 
 TEST(Protocol, ParsesInventoryAndRefusesDuplicates) {
@@ -44,11 +60,19 @@ TEST(Protocol, ParsesResultPoisonedAndError) {
       &m, &err));
   EXPECT_EQ(m.type, WorkerMessage::Type::result);
   EXPECT_EQ(m.id, 7);
-  EXPECT_EQ(m.status, "ok-breaks");
+  EXPECT_EQ(m.status, Status::ok_breaks);
+  EXPECT_TRUE(m.has_record);
   EXPECT_EQ(m.record_json, R"({"status":"ok-breaks","step":"","graph_breaks":2})");
   ASSERT_TRUE(ParseWorkerMessage(R"({"type":"poisoned","id":7,"case":"a","path":"onnx","reason":"dtype"})", &m, &err));
   EXPECT_EQ(m.type, WorkerMessage::Type::poisoned);
   EXPECT_EQ(m.reason, "dtype");
+  EXPECT_FALSE(m.has_record);
+  ASSERT_TRUE(ParseWorkerMessage(
+      R"({"type":"poisoned","id":8,"case":"a","path":"onnx","reason":"dtype","record":{"status":"fail","step":"export"}})",
+      &m, &err));
+  EXPECT_TRUE(m.has_record);
+  EXPECT_EQ(m.status, Status::fail);
+  EXPECT_EQ(m.record_json, R"({"status":"fail","step":"export"})");
   ASSERT_TRUE(ParseWorkerMessage(R"({"type":"error","message":"cases_x.py: boom"})", &m, &err));
   EXPECT_EQ(m.message, "cases_x.py: boom");
 }
@@ -66,6 +90,8 @@ TEST(Protocol, RefusesGarbage) {
       R"({"type":"result","id":7,"case":"a","path":"onnx","record":{"status":"great"}})",
       R"({"type":"result","id":7,"case":"a","path":"onnx"})",
       R"({"type":"hello","protocol":"1"})",
+      R"({"type":"poisoned","id":7,"case":"a","path":"onnx","reason":"r","record":{"status":"timeout"}})",
+      R"({"type":"poisoned","id":7,"case":"a","path":"onnx","reason":"r","record":"ok"})",
       "\xff\xfe",
   };
   for (const char* line : bad) {

@@ -35,7 +35,7 @@ class StoringObserver : public RunObserver {
     r.path = job.path;
     r.job_key = job.key.digest;
     r.key_fields_json = job.key.fields_json;
-    r.status = outcome.status;
+    r.status = std::string(StatusId(outcome.status));
     r.record_json = outcome.record_json;
     r.duration_s = outcome.duration_s;
     r.attempts = NextAttempts(job.stored, job.key, outcome.status);
@@ -55,6 +55,20 @@ class StoringObserver : public RunObserver {
   long long run_id_;
 };
 
+// runs.paths_json: the descriptions of the requested paths, in the requested order, each as the
+// worker's hello gave it.
+std::string RequestedPathsJson(const HelloMessage& hello, const std::vector<std::string>& requested) {
+  std::string out = "[";
+  for (const std::string& id : requested) {
+    for (size_t i = 0; i < hello.paths.size(); ++i) {
+      if (hello.paths[i].id != id) continue;
+      if (out.size() > 1) out += ",";
+      out += hello.paths_json[i];
+    }
+  }
+  return out + "]";
+}
+
 }  // namespace
 
 RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::string* err) {
@@ -70,11 +84,11 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   };
 
   KeyEnvironment env;
-  if (!KeyEnvironmentFromHello(hello.harness, hello.env_json, &env, err)) return fail(*err);
+  if (!KeyEnvironmentFromHello(hello.env_json, &env, err)) return fail(*err);
   PlanRequest plan_request = request.plan;
-  if (plan_request.paths.empty()) plan_request.paths = hello.paths;
+  if (plan_request.paths.empty()) plan_request.paths = hello.path_ids();
   std::vector<PlannedJob> plan;
-  if (!BuildPlan(inventory, hello.paths, plan_request, &plan, err)) {
+  if (!BuildPlan(inventory, hello.path_ids(), plan_request, &plan, err)) {
     fail(*err);
     return RunEnd::bad_request;
   }
@@ -83,15 +97,22 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   if (!store_->LoadResults(&stored_rows, err)) return fail(*err);
   std::map<std::pair<std::string, std::string>, StoredJob> stored;
   DurationModel durations;
+  for (const PathSpec& path : hello.paths) {
+    if (path.expected_seconds) durations.SetDefault(path.id, *path.expected_seconds);
+  }
   for (const auto& r : stored_rows) {
-    stored[{r.case_name, r.path}] = StoredJob{r.job_key, r.key_fields_json, r.status, r.attempts, r.duration_s};
     durations.Add(r.case_name, r.path, r.duration_s);
+    // A row whose status this build does not know is not a result to reuse: the job runs again.
+    if (auto status = ParseStatus(r.status)) {
+      stored[{r.case_name, r.path}] = StoredJob{r.job_key, r.key_fields_json, *status, r.attempts, r.duration_s};
+    }
   }
 
   std::vector<PendingJob> pending;
   std::vector<double> expected;
   for (const PlannedJob& p : plan) {
-    PendingJob job{p.case_name, p.path, ComputeJobKey(inventory[p.case_index].fingerprint, p.path, env), std::nullopt};
+    const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
+    PendingJob job{p.case_name, p.path, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt};
     auto it = stored.find({p.case_name, p.path});
     if (it != stored.end()) job.stored = it->second;
     if (!DecideRerun(job.stored, job.key, request.retry).run) {
@@ -117,7 +138,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   info.env_json = hello.env_json;
   info.harness = hello.harness;
   info.registries_json = request.registries_json;
-  info.paths_json = nlohmann::json(plan_request.paths).dump();
+  info.paths_json = RequestedPathsJson(hello, plan_request.paths);
   long long run_id = 0;
   if (!store_->BeginRun(info, &run_id, err)) return fail(*err);
   std::vector<InventoryCase> cases;
@@ -142,7 +163,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   std::string finish_err;
   bool finished = store_->FinishRun(run_id, clock_->UtcIso(), &finish_err);
   progress.Finish(end == RunEnd::completed ? "" : end == RunEnd::interrupted ? "interrupted" : "stopped");
-  if (end == RunEnd::failed) {
+  if (end == RunEnd::failed || end == RunEnd::stopped) {
     *err = run_err;
     return end;
   }

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
+#include "testing/bundled_paths.h"
 #include "testing/fake_clock.h"
 #include "testing/fake_result_store.h"
 #include "testing/fake_terminal.h"
@@ -40,9 +41,48 @@ TEST(RunSession, RunsEveryJobAndStoresItWithItsKey) {
   ASSERT_EQ(s.store.runs.size(), 1u);
   EXPECT_FALSE(s.store.runs[0].finished.empty());
   EXPECT_EQ(s.store.runs[0].shard, "1/1");
-  EXPECT_EQ(s.store.runs[0].paths_json, R"(["onnx","export","compile"])");
+  auto paths = nlohmann::json::parse(s.store.runs[0].paths_json);  // the descriptions of the requested paths
+  ASSERT_EQ(paths.size(), 3u);
+  EXPECT_EQ(paths[0]["id"], "onnx");
+  EXPECT_EQ(paths[2]["title"], "torch.compile");
+  EXPECT_TRUE(paths[1].contains("harness"));
+  EXPECT_EQ(nlohmann::json::parse(r.key_fields_json)["harness"], paths[0]["harness"]);
   EXPECT_EQ(s.store.inventory.size(), 3u);
   EXPECT_TRUE(s.pool.stopped);
+}
+
+TEST(RunSession, StoresOnlyTheRequestedPathsDescriptionsInTheirOrder) {
+  Session s;
+  RunRequest req;
+  req.plan.paths = {"compile", "onnx"};
+  ASSERT_EQ(s.Execute(req), RunEnd::completed) << s.err;
+  auto paths = nlohmann::json::parse(s.store.runs[0].paths_json);
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0]["id"], "compile");
+  EXPECT_EQ(paths[1]["id"], "onnx");
+}
+
+TEST(RunSession, DefaultDurationsComeFromThePathDescriptions) {
+  Session s(1);
+  s.pool.paths = {testing::TestPath("quick"), testing::TestPath("slow"), testing::TestPath("unsaid")};
+  s.pool.paths[0].expected_seconds = 1;
+  s.pool.paths[1].expected_seconds = 90;  // unsaid: kFallbackExpectedSeconds (5)
+  RunRequest req;
+  req.plan.only = {"a"};
+  ASSERT_EQ(s.Execute(req), RunEnd::completed) << s.err;
+  EXPECT_EQ(s.pool.jobs_sent, (std::vector<std::string>{"a|slow", "a|unsaid", "a|quick"}));
+}
+
+TEST(RunSession, AnEnvironmentFieldReRunsOnlyThePathsThatDependOnIt) {
+  Session s;
+  s.pool.env_json = R"({"torch":"2.13","onnxruntime":"1.32.0","opset":18})";
+  ASSERT_EQ(s.Execute(), RunEnd::completed);
+  Session again;
+  again.store = s.store;
+  again.pool.env_json = R"({"torch":"2.13","onnxruntime":"1.33.0","opset":18})";
+  ASSERT_EQ(again.Execute(), RunEnd::completed);
+  EXPECT_EQ(again.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx", "c|onnx"}));
+  EXPECT_EQ(again.summary.reused, 6u);
 }
 
 TEST(RunSession, SchedulesLongestExpectedFirst) {
@@ -93,14 +133,14 @@ TEST(RunSession, ReusesCurrentResultsAndRetriesACrashOnce) {
   EXPECT_EQ(third.summary.reused, 9u);
 }
 
-TEST(RunSession, ANewHarnessReRunsEverything) {
+TEST(RunSession, ANewPathHarnessReRunsThatPathOnly) {
   Session s;
   ASSERT_EQ(s.Execute(), RunEnd::completed);
   Session again;
   again.store = s.store;
-  again.pool.harness = "h2";
+  again.pool.paths[2].harness = "edited";  // compile's module changed
   ASSERT_EQ(again.Execute(), RunEnd::completed);
-  EXPECT_EQ(again.pool.jobs_sent.size(), 9u);
+  EXPECT_EQ(again.pool.jobs_sent, (std::vector<std::string>{"a|compile", "b|compile", "c|compile"}));
 }
 
 TEST(RunSession, UnknownPathIsABadRequest) {

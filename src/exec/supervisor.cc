@@ -73,7 +73,7 @@ RunEnd Supervisor::Run(const std::vector<SupervisedJob>& jobs, RunObserver* obse
     if (failed()) {
       KillAll();
       *err = fatal_;
-      return RunEnd::failed;
+      return FailureEnd();
     }
   }
   return RunEnd::completed;
@@ -194,14 +194,7 @@ void Supervisor::HandleLine(int slot, const std::string& line) {
     return;
   }
   if (msg.type == WorkerMessage::Type::poisoned && same_job) {
-    size_t j = s.job;
-    pool_->Kill(slot);
-    if (++poison_counts_[j] >= 2) {
-      Finish(slot, "crash", EngineRecord("crash", "poisoned the worker twice: " + msg.reason, clock_->Now() - s.started));
-    } else {
-      queue_.push_front(j);
-    }
-    if (!failed()) LoseWorker(slot);
+    HandlePoisoned(slot, msg);
     return;
   }
   if (msg.type == WorkerMessage::Type::result || msg.type == WorkerMessage::Type::poisoned) {
@@ -214,6 +207,21 @@ void Supervisor::HandleLine(int slot, const std::string& line) {
     return;
   }
   ProtocolError(slot, fmt::format("an unexpected '{}' message during a job", TypeName(msg.type)));
+}
+
+void Supervisor::HandlePoisoned(int slot, const WorkerMessage& msg) {
+  Slot& s = slots_[slot];
+  pool_->Kill(slot);
+  if (msg.has_record) {
+    // The job ran to its end; only the interpreter is suspect. Keep what it measured.
+    Finish(slot, msg.status, WithNote(msg.record_json, PoisonNote(msg.reason)));
+  } else if (++poison_counts_[s.job] >= 2) {
+    Finish(slot, Status::crash,
+           EngineRecord(Status::crash, "poisoned the worker twice: " + msg.reason, clock_->Now() - s.started));
+  } else {
+    queue_.push_front(s.job);
+  }
+  if (!failed()) LoseWorker(slot);
 }
 
 void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
@@ -234,7 +242,7 @@ void Supervisor::HandleStartupMessage(int slot, const WorkerMessage& msg) {
     }
     if (have_first_) {
       if (msg.hello.harness != first_hello_.harness || msg.hello.env_json != first_hello_.env_json ||
-          msg.hello.paths != first_hello_.paths) {
+          msg.hello.paths_json != first_hello_.paths_json) {
         Fail(fmt::format("worker {} reports a different harness or environment than the first worker did; was "
                          "something reinstalled during the run?",
                          slot));
@@ -276,7 +284,7 @@ void Supervisor::HandleExit(int slot, const ExitStatus& exit) {
       return;
     case Slot::State::idle: LoseWorker(slot); return;
     case Slot::State::busy:
-      Finish(slot, "crash", EngineRecord("crash", CrashDetail(exit), clock_->Now() - s.started));
+      Finish(slot, Status::crash, EngineRecord(Status::crash, CrashDetail(exit), clock_->Now() - s.started));
       if (!failed()) LoseWorker(slot);
       return;
   }
@@ -292,7 +300,7 @@ void Supervisor::ProtocolError(int slot, const std::string& problem) {
   }
   pool_->Kill(slot);
   if (s.state == Slot::State::busy) {
-    Finish(slot, "crash", EngineRecord("crash", ProtocolErrorDetail(problem), clock_->Now() - s.started));
+    Finish(slot, Status::crash, EngineRecord(Status::crash, ProtocolErrorDetail(problem), clock_->Now() - s.started));
   }
   if (!failed()) LoseWorker(slot);
 }
@@ -310,7 +318,7 @@ void Supervisor::CheckDeadlines() {
     }
     if (s.state == Slot::State::busy && now >= s.deadline) {
       pool_->Kill(i);
-      Finish(i, "timeout", EngineRecord("timeout", TimeoutDetail(options_.job_timeout_s), now - s.started));
+      Finish(i, Status::timeout, EngineRecord(Status::timeout, TimeoutDetail(options_.job_timeout_s), now - s.started));
       if (failed()) return;
       LoseWorker(i);
       if (failed()) return;
@@ -332,7 +340,7 @@ void Supervisor::CheckMemory() {
       return;
     }
     if (s.state == Slot::State::busy) {
-      Finish(i, "crash", EngineRecord("crash", MemoryDetail(limit_mib), clock_->Now() - s.started));
+      Finish(i, Status::crash, EngineRecord(Status::crash, MemoryDetail(limit_mib), clock_->Now() - s.started));
       if (failed()) return;
     }
     LoseWorker(i);
@@ -340,7 +348,7 @@ void Supervisor::CheckMemory() {
   }
 }
 
-void Supervisor::Finish(int slot, const std::string& status, const std::string& record_json) {
+void Supervisor::Finish(int slot, Status status, const std::string& record_json) {
   Slot& s = slots_[slot];
   JobOutcome outcome{s.job, status, record_json, std::max(0.0, clock_->Now() - s.started)};
   --remaining_;
@@ -356,7 +364,8 @@ void Supervisor::KillAndLose(int slot) {
 void Supervisor::LoseWorker(int slot) {
   slots_[slot] = Slot{};
   ++restarts_;
-  if (restarts_ > options_.max_restarts) {
+  if (restarts_ > options_.max_restarts && !failed()) {
+    capped_ = true;
     Fail(fmt::format("stopped: workers were lost {} times, more than the cap of {} (--max-restarts); see the "
                      "worker logs",
                      restarts_, options_.max_restarts));

@@ -2,9 +2,11 @@
 // It owns time. A job past its deadline gets its worker's process group killed and a `timeout`
 // record; a worker that dies mid-job gives `crash` (signal or exit code); garbage on the protocol
 // kills the worker and gives `crash` ("protocol error: ..."); a worker over the memory limit is
-// killed and gives `crash`; a `poisoned` worker is replaced and its job re-queued at the front,
-// unless that job already poisoned a worker once (then `crash`). Every lost worker counts as a
-// restart; past the cap the run stops with an error, as does a worker that cannot get ready
+// killed and gives `crash`. A `poisoned` worker is replaced. When the message carries the job's
+// record, the job did finish: that record is kept, with a note saying the worker was replaced, and
+// the job is not re-run (it would only poison the next worker). Without a record the job is
+// re-queued at the front, and a job that poisons a worker twice that way gets `crash`. `crash`
+// otherwise means a process that died. Every lost worker counts as a restart; past the cap the run stops with an error, as does a worker that cannot get ready
 // (no hello/inventory within the startup deadline, a registry error, a different environment).
 //
 // It sees processes only through WorkerPool and time only through Clock, so tests script both.
@@ -37,7 +39,7 @@ struct SupervisedJob {
 
 struct JobOutcome {
   size_t job = 0;  // index into the jobs given to Run
-  std::string status;
+  Status status = Status::ok;
   std::string record_json;
   double duration_s = 0;
 };
@@ -54,7 +56,8 @@ class RunObserver {
 enum class RunEnd {
   completed,
   interrupted,
-  failed,
+  stopped,      // workers were lost more often than the restart cap allows; finished jobs are kept
+  failed,       // a worker could not get ready, the store refused a result, a system call failed
   bad_request,  // the request does not fit what the worker offers (unknown path, group, --only)
 };
 
@@ -97,12 +100,14 @@ class Supervisor {
   void ProtocolError(int slot, const std::string& problem);
   void CheckDeadlines();
   void CheckMemory();
-  void Finish(int slot, const std::string& status, const std::string& record_json);
+  void HandlePoisoned(int slot, const WorkerMessage& msg);
+  void Finish(int slot, Status status, const std::string& record_json);
   void KillAndLose(int slot);
   void LoseWorker(int slot);
   void KillAll();
   void Fail(const std::string& message);
   bool failed() const { return !fatal_.empty(); }
+  RunEnd FailureEnd() const { return capped_ ? RunEnd::stopped : RunEnd::failed; }
 
   WorkerPool* pool_;
   Clock* clock_;
@@ -124,6 +129,7 @@ class Supervisor {
   int restarts_ = 0;
   double next_memory_check_ = 0;
   std::string fatal_;
+  bool capped_ = false;  // the failure is the restart cap
 };
 
 }  // namespace opsweep

@@ -86,10 +86,10 @@ TEST(Supervisor, TimeoutKillsTheWorkerAndRecordsTimeout) {
   f.pool.scripts["b|onnx"].kind = FakeJobScript::Kind::hang;
   ASSERT_EQ(f.Run(Jobs({"a", "b", "c"})), RunEnd::completed) << f.err;
   ASSERT_EQ(f.rec.outcomes.size(), 3u);
-  EXPECT_EQ(f.rec.outcomes[1].status, "timeout");
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::timeout);
   EXPECT_EQ(f.rec.Detail(1), "no result after 30 s; the worker's process group was killed");
   EXPECT_DOUBLE_EQ(f.rec.outcomes[1].duration_s, 30);
-  EXPECT_EQ(f.rec.outcomes[2].status, "ok");  // on a replacement worker
+  EXPECT_EQ(f.rec.outcomes[2].status, Status::ok);  // on a replacement worker
   EXPECT_EQ(f.pool.killed, 1);
   EXPECT_EQ(f.pool.started, 2);
   EXPECT_EQ(f.sup.restarts(), 1);
@@ -101,7 +101,7 @@ TEST(Supervisor, AnswerJustBeforeTheDeadlineIsKept) {
   Fixture f(1, o);
   f.pool.scripts["a|onnx"].seconds = 9.999;
   ASSERT_EQ(f.Run(Jobs({"a"})), RunEnd::completed);
-  EXPECT_EQ(f.rec.outcomes[0].status, "ok");
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::ok);
 }
 
 TEST(Supervisor, WorkerDeathIsACrashNamingTheSignalOrCode) {
@@ -109,10 +109,10 @@ TEST(Supervisor, WorkerDeathIsACrashNamingTheSignalOrCode) {
   f.pool.scripts["a|onnx"] = FakeJobScript{FakeJobScript::Kind::exit, "", 1, ExitStatus{0, SIGSEGV}};
   f.pool.scripts["b|onnx"] = FakeJobScript{FakeJobScript::Kind::exit, "", 1, ExitStatus{7, 0}};
   ASSERT_EQ(f.Run(Jobs({"a", "b", "c"})), RunEnd::completed);
-  EXPECT_EQ(f.rec.outcomes[0].status, "crash");
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::crash);
   EXPECT_EQ(f.rec.Detail(0), "worker exited with signal 11 (SIGSEGV) during the job");
   EXPECT_EQ(f.rec.Detail(1), "worker exited with code 7 during the job");
-  EXPECT_EQ(f.rec.outcomes[2].status, "ok");
+  EXPECT_EQ(f.rec.outcomes[2].status, Status::ok);
   EXPECT_EQ(f.sup.restarts(), 2);
 }
 
@@ -125,20 +125,41 @@ TEST(Supervisor, PoisonedJobIsRequeuedNotBlamedOnTheNext) {
   ASSERT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::completed) << f.err;
   EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "a|onnx", "b|onnx"}));
   ASSERT_EQ(f.rec.outcomes.size(), 2u);
-  EXPECT_EQ(f.rec.outcomes[0].status, "ok");
-  EXPECT_EQ(f.rec.outcomes[1].status, "ok");
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::ok);
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);
 }
 
-TEST(Supervisor, PoisoningTwiceIsACrash) {
+TEST(Supervisor, APoisonedWorkerWithTheJobsRecordKeepsItAndIsReplaced) {
+  Fixture f(1);
+  FakeJobScript s;
+  s.kind = FakeJobScript::Kind::poison;
+  s.poison_with_record = true;
+  s.status = "fail";
+  s.reason = "inference mode changed from False to True";
+  f.pool.scripts["a|onnx"] = s;
+  ASSERT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::completed) << f.err;
+  EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx"}));  // not re-run
+  ASSERT_EQ(f.rec.outcomes.size(), 2u);
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::fail);  // the job's own outcome, not a crash
+  auto record = nlohmann::json::parse(f.rec.outcomes[0].record_json);
+  EXPECT_EQ(record["detail"], "measured");
+  EXPECT_EQ(record["notes"], nlohmann::json::array({"the worker was found poisoned after this job (inference mode "
+                                                     "changed from False to True) and was replaced"}));
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);
+  EXPECT_EQ(f.pool.started, 2);  // replaced
+  EXPECT_EQ(f.sup.restarts(), 1);
+}
+
+TEST(Supervisor, PoisoningTwiceWithoutARecordIsACrash) {
   Fixture f(1);
   FakeJobScript s;
   s.kind = FakeJobScript::Kind::poison;
   s.reason = "default dtype changed to float64";
   f.pool.scripts["a|onnx"] = s;
   ASSERT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::completed) << f.err;
-  EXPECT_EQ(f.rec.outcomes[0].status, "crash");
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::crash);
   EXPECT_EQ(f.rec.Detail(0), "poisoned the worker twice: default dtype changed to float64");
-  EXPECT_EQ(f.rec.outcomes[1].status, "ok");
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);
   EXPECT_EQ(f.sup.restarts(), 2);
 }
 
@@ -146,7 +167,7 @@ TEST(Supervisor, ProtocolGarbageIsACrash) {
   Fixture f(1);
   f.pool.scripts["a|onnx"].kind = FakeJobScript::Kind::garbage;
   ASSERT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::completed);
-  EXPECT_EQ(f.rec.outcomes[0].status, "crash");
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::crash);
   EXPECT_EQ(f.rec.Detail(0), "protocol error: a line that is not JSON");
   EXPECT_EQ(f.pool.killed, 1);
 }
@@ -158,7 +179,7 @@ TEST(Supervisor, RestartCapStopsTheRun) {
   for (const char* c : {"a", "b", "c", "d"}) {
     f.pool.scripts[std::string(c) + "|onnx"] = FakeJobScript{FakeJobScript::Kind::exit, "", 1, ExitStatus{0, SIGSEGV}};
   }
-  EXPECT_EQ(f.Run(Jobs({"a", "b", "c", "d"})), RunEnd::failed);
+  EXPECT_EQ(f.Run(Jobs({"a", "b", "c", "d"})), RunEnd::stopped);
   EXPECT_EQ(f.rec.outcomes.size(), 3u);  // the job that hit the cap still has its record
   EXPECT_NE(f.err.find("more than the cap of 2"), std::string::npos);
 }
@@ -172,10 +193,10 @@ TEST(Supervisor, MemoryLimitKillsTheWorker) {
   s.rss_bytes = 2LL * 1024 * 1024 * 1024;
   f.pool.scripts["a|onnx"] = s;
   ASSERT_EQ(f.Run(Jobs({"a", "b"})), RunEnd::completed) << f.err;
-  EXPECT_EQ(f.rec.outcomes[0].status, "crash");
+  EXPECT_EQ(f.rec.outcomes[0].status, Status::crash);
   EXPECT_EQ(f.rec.Detail(0), "worker exceeded the memory limit of 1024 MiB");
   EXPECT_LT(f.rec.outcomes[0].duration_s, 3);
-  EXPECT_EQ(f.rec.outcomes[1].status, "ok");
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);
 }
 
 TEST(Supervisor, RegistryErrorIsForwarded) {
@@ -198,9 +219,9 @@ TEST(Supervisor, StartupDeadlineIsAnError) {
 
 TEST(Supervisor, RefusesAnotherProtocolVersion) {
   Fixture f(1);
-  f.pool.protocol = 2;
+  f.pool.protocol = 1;
   EXPECT_EQ(f.Open(), RunEnd::failed);
-  EXPECT_NE(f.err.find("protocol 2"), std::string::npos);
+  EXPECT_EQ(f.err, "the worker speaks protocol 1; this engine speaks protocol 2 (upgrade the one that is older)");
 }
 
 TEST(Supervisor, SpawnFailureIsAnError) {

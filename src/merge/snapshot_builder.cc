@@ -7,6 +7,7 @@
 
 #include "classify/scrub.h"
 #include "merge/case_name.h"
+#include "snapshot/snapshot_writer.h"
 
 namespace opsweep {
 
@@ -24,7 +25,7 @@ std::string Str(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-json ScalarOrNull(const json& obj, const char* key) {
+json ScalarOrNull(const json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;
   auto it = obj.find(key);
   if (it == obj.end() || it->is_object() || it->is_array()) return nullptr;
@@ -38,15 +39,7 @@ std::string ScalarText(const json& v) {
 
 double Round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
-std::string Dump(const json& j) {
-  return j.dump(2, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace) + "\n";
-}
-
-struct ReasonTexts {
-  std::string title, cause, hint, component;
-};
-
-ReasonTexts BuiltInReason(const std::string& id) {
+snapshot::Reason BuiltInReason(const std::string& id) {
   if (id == kUnclassifiedReason) {
     return {"Not classified yet",
             "No reason rule matches this error yet, so the error's first line is shown as it was raised.",
@@ -62,19 +55,20 @@ class Builder {
       : survey_(survey), classifier_(classifier), options_(options) {
     const json& env = survey.env;
     library_ = Str(env.value("library", json::object()), "name");
-    for (const char* k : {"python", "torch", "onnx", "onnxscript", "onnxruntime", "numpy", "device"}) vars_[k] = Str(env, k);
-    vars_["opset"] = ScalarText(ScalarOrNull(env, "opset"));
+    // Detail templates may name any env field the workers reported ({onnxscript}, {torch}, ...).
+    for (const auto& [field, value] : env.items()) {
+      if (field != "library") vars_[field] = ScalarText(ScalarOrNull(env, field));
+    }
     vars_["library"] = library_;
     vars_["library_version"] = Str(env.value("library", json::object()), "version");
   }
 
   SnapshotOutput Build() {
     SnapshotOutput out;
-    json records = json::array();
     json timings = json::object();
     struct Keyed {
       std::tuple<std::string, std::string, std::string, std::string> key;
-      json record;
+      snapshot::Record record;
     };
     std::vector<Keyed> keyed;
     for (const auto& [name, c] : survey_.cases) {
@@ -82,47 +76,20 @@ class Builder {
       ParseCaseName(name, &parsed);
       std::string package, section;
       SplitGroup(c.inventory.group, &package, &section);
-      json record = RecordFor(name, c, parsed, package, section, &timings);
+      snapshot::Record record = RecordFor(name, c, parsed, package, section, &timings);
       keyed.push_back({{package, section, parsed.operator_name, name}, std::move(record)});
     }
     std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
-    for (auto& k : keyed) records.push_back(std::move(k.record));
 
-    json reasons = json::object();
+    snapshot::Snapshot& s = out.snapshot;
+    for (auto& k : keyed) s.records.push_back(std::move(k.record));
     for (const std::string& id : used_reasons_) {
-      ReasonTexts t;
-      if (const Rule* rule = FindRule(id)) {
-        t = {rule->title, rule->cause, rule->hint, rule->component};
-      } else {
-        t = BuiltInReason(id);
-      }
-      reasons[id] = {{"title", t.title}, {"cause", t.cause}, {"hint", t.hint}, {"component", t.component}};
+      const Rule* rule = FindRule(id);
+      s.reasons[id] = rule ? snapshot::Reason{rule->title, rule->cause, rule->hint, rule->component} : BuiltInReason(id);
     }
-    const json& env = survey_.env;
-    json library = env.value("library", json::object());
-    json snapshot = {
-        {"schema", 1},
-        {"generated", survey_.newest_finished.substr(0, 10)},
-        {"tool", {{"name", "opsweep"}, {"version", options_.tool_version}}},
-        {"library",
-         {{"name", Str(library, "name")}, {"version", Str(library, "version")}, {"fingerprint", Str(library, "fingerprint")}}},
-        {"environment",
-         {{"python", ScalarOrNull(env, "python")},
-          {"torch", ScalarOrNull(env, "torch")},
-          {"onnx", ScalarOrNull(env, "onnx")},
-          {"onnxscript", ScalarOrNull(env, "onnxscript")},
-          {"onnxruntime", ScalarOrNull(env, "onnxruntime")},
-          {"numpy", ScalarOrNull(env, "numpy")}}},
-        {"opset", ScalarOrNull(env, "opset")},
-        {"device", ScalarOrNull(env, "device")},
-        {"paths", survey_.paths},
-        {"cross_references", options_.objects != nullptr},
-        {"reasons", reasons},
-        {"unclassified", unclassified_},
-        {"records", records},
-    };
-    out.snapshot_json = Dump(snapshot);
-    out.timings_json = Dump(json{{"schema", 1}, {"records", timings}});
+    Header(&s);
+    out.snapshot_json = snapshot::WriteSnapshot(s);
+    out.timings_json = json{{"schema", 1}, {"records", timings}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     out.records = keyed.size();
     out.unclassified = unclassified_;
     out.unclassified_examples.assign(examples_.begin(), examples_.end());
@@ -131,6 +98,26 @@ class Builder {
   }
 
  private:
+  // What the workers measured: the library and the env fields the paths' descriptions name.
+  void Header(snapshot::Snapshot* s) const {
+    const json& env = survey_.env;
+    json library = env.value("library", json::object());
+    s->generated = survey_.newest_finished.substr(0, 10);
+    s->tool_name = "opsweep";
+    s->tool_version = options_.tool_version;
+    s->library_name = Str(library, "name");
+    s->library_version = Str(library, "version");
+    s->library_fingerprint = Str(library, "fingerprint");
+    for (const std::string& field : EnvFieldsOf(survey_.paths)) s->environment[field] = ScalarOrNull(env, field);
+    s->paths = survey_.paths;
+    for (PathSpec& p : s->paths) {  // the snapshot form
+      p.harness.clear();
+      p.expected_seconds.reset();
+    }
+    s->cross_references = options_.objects != nullptr;
+    s->unclassified = static_cast<int>(unclassified_);
+  }
+
   const Rule* FindRule(const std::string& id) const {
     for (const Rule& r : classifier_.rules().rules) {
       if (r.id == id) return &r;
@@ -138,140 +125,134 @@ class Builder {
     return nullptr;
   }
 
-  json RecordFor(const std::string& name, const SurveyCase& c, const CaseName& parsed, const std::string& package,
-                 const std::string& section, json* timings) {
+  snapshot::Record RecordFor(const std::string& name, const SurveyCase& c, const CaseName& parsed,
+                             const std::string& package, const std::string& section, json* timings) {
     const json& info = c.info;
-    std::string target = Str(info, "target");
-    json tags = json::array();
+    snapshot::Record r;
+    r.name = name;
+    r.operator_name = parsed.operator_name;
+    r.variant = parsed.variant;
+    r.package = package;
+    r.section = section;
+    r.group = c.inventory.group;
+    r.target = Str(info, "target");
+    r.note = CleanFirstLine(Str(info, "note"), library_, 500);
     if (auto it = info.find("tags"); it != info.end() && it->is_array()) {
       for (const json& t : *it) {
-        if (t.is_string()) tags.push_back(t);
+        if (t.is_string()) r.tags.push_back(t.get<std::string>());
       }
     }
-    bool check = true;
-    if (auto it = info.find("check"); it != info.end() && it->is_boolean()) check = it->get<bool>();
-    json api = nullptr;
+    if (auto it = info.find("check"); it != info.end() && it->is_boolean()) r.check = it->get<bool>();
     if (options_.objects) {
-      if (auto found = options_.objects->Lookup(target, package, parsed.operator_name)) {
-        api = *found;
+      if (auto found = options_.objects->Lookup(r.target, package, parsed.operator_name)) {
+        r.api = *found;
         ++api_links_;
       }
     }
-    json paths = json::object();
-    for (const std::string& path : survey_.paths) {
-      auto it = survey_.results.find({name, path});
+    for (const PathSpec& path : survey_.paths) {
+      auto it = survey_.results.find({name, path.id});
       if (it == survey_.results.end()) {
-        paths[path] = Missing();
+        r.paths[path.id] = Missing();
         continue;
       }
-      paths[path] = Outcome(path, it->second.record);
+      r.paths[path.id] = OutcomeOf(path.id, it->second.record);
       const json& onnx = it->second.record.value("onnx", json::object());
       json size = onnx.is_object() ? ScalarOrNull(onnx, "size_kb") : json(nullptr);
-      (*timings)[name][path] = {{"duration_s", Round3(it->second.row.duration_s)},
-                                {"size_kb", size.is_number() ? json(Round3(size.get<double>())) : json(nullptr)}};
+      (*timings)[name][path.id] = {{"duration_s", Round3(it->second.row.duration_s)},
+                                   {"size_kb", size.is_number() ? json(Round3(size.get<double>())) : json(nullptr)}};
     }
-    return {{"name", name},
-            {"operator", parsed.operator_name},
-            {"variant", parsed.variant},
-            {"package", package},
-            {"section", section},
-            {"group", c.inventory.group},
-            {"target", target},
-            {"note", CleanFirstLine(Str(info, "note"), library_, 500)},
-            {"tags", tags},
-            {"check", check},
-            {"api", api},
-            {"paths", paths}};
+    return r;
   }
 
-  json Missing() {
+  snapshot::Outcome Missing() {
     used_reasons_.insert(kMissingResultReason);
-    return {{"status", "n/a"},
-            {"step", ""},
-            {"reason", kMissingResultReason},
-            {"detail", "no result: the survey was incomplete when this snapshot was merged (--force)"},
-            {"error", ""},
-            {"location", ""},
-            {"graph_breaks", nullptr},
-            {"break_reasons", json::array()},
-            {"op_types", json::array()}};
+    snapshot::Outcome o;
+    o.status = Status::not_applicable;
+    o.reason = kMissingResultReason;
+    o.detail = "no result: the survey was incomplete when this snapshot was merged (--force)";
+    return o;
   }
 
-  json Outcome(const std::string& path, const json& record) {
-    std::string status = Str(record, "status");
-    std::string step = Str(record, "step");
+  // Graph-break reasons (any path may report them), each classified with the record's path and no
+  // step or status, duplicates dropped, in the worker's order.
+  std::vector<snapshot::GraphBreak> BreakReasons(const std::string& path, const json& record) {
+    std::vector<snapshot::GraphBreak> out;
+    auto it = record.find("break_reasons");
+    if (it == record.end() || !it->is_array()) return out;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const json& r : *it) {
+      if (!r.is_string()) continue;
+      std::string text = r.get<std::string>();
+      ClassifyInput in{path, "", std::nullopt, "", "", text, ""};
+      Classification c = classifier_.Classify(in);
+      std::string line = CleanFirstLine(text, library_, kErrorChars);
+      std::string id = c.rule ? c.rule->id : kUnclassifiedReason;
+      if (!c.rule) Unclassified(path, line);
+      used_reasons_.insert(id);
+      if (seen.insert({id, line}).second) out.push_back({id, line});
+    }
+    return out;
+  }
+
+  snapshot::Outcome OutcomeOf(const std::string& path, const json& record) {
+    snapshot::Outcome o;
+    o.status = ParseStatus(Str(record, "status")).value_or(Status::not_applicable);  // survey checked it
+    o.step = Str(record, "step");
     std::string detail = Str(record, "detail");
     const json& error = record.value("error", json(nullptr));
     std::string type = Str(error, "type"), message = Str(error, "message"), chain = Str(error, "chain");
-    std::string error_line = CleanFirstLine(message.empty() ? type : message, library_, kErrorChars);
+    o.error = CleanFirstLine(message.empty() ? type : message, library_, kErrorChars);
 
-    std::string location;
     if (error.is_object()) {
       if (auto frames = error.find("frames"); frames != error.end() && frames->is_array() && !frames->empty()) {
         // Innermost first (python/opsweep/evidence.py): the first is where the library failed.
         const json& inner = frames->front();
-        if (inner.is_string()) location = CleanFirstLine(inner.get<std::string>(), library_, 200);
+        if (inner.is_string()) o.location = CleanFirstLine(inner.get<std::string>(), library_, 200);
       }
     }
-
-    json breaks = nullptr;
-    if (auto it = record.find("graph_breaks"); it != record.end() && it->is_number_integer()) breaks = *it;
-    json break_reasons = json::array();
-    if (auto it = record.find("break_reasons"); it != record.end() && it->is_array()) {
-      std::set<std::pair<std::string, std::string>> seen;
-      for (const json& r : *it) {
-        if (!r.is_string()) continue;
-        std::string text = r.get<std::string>();
-        ClassifyInput in{"compile", "explain", "", "", "", text, ""};
-        Classification c = classifier_.Classify(in);
-        std::string line = CleanFirstLine(text, library_, kErrorChars);
-        std::string id = c.rule ? c.rule->id : kUnclassifiedReason;
-        if (!c.rule) Unclassified(path, line);
-        used_reasons_.insert(id);
-        if (seen.insert({id, line}).second) break_reasons.push_back({{"reason", id}, {"text", line}});
-      }
+    if (auto it = record.find("graph_breaks"); it != record.end() && it->is_number_integer()) {
+      o.graph_breaks = it->get<int>();
     }
-
-    json op_types = json::array();
+    o.break_reasons = BreakReasons(path, record);
     if (auto onnx = record.find("onnx"); onnx != record.end() && onnx->is_object()) {
       if (auto types = onnx->find("op_types"); types != onnx->end() && types->is_array()) {
         std::set<std::string> sorted;
         for (const json& t : *types) {
           if (t.is_string()) sorted.insert(t.get<std::string>());
         }
-        for (const auto& t : sorted) op_types.push_back(t);
+        o.op_types.assign(sorted.begin(), sorted.end());
       }
     }
+    o.detail = CleanFirstLine(detail, library_, kDetailChars);
+    if (!IsSupported(o.status)) Classify(path, detail, type, message, chain, &o);
+    return o;
+  }
 
-    json reason = nullptr;
-    std::string shown_detail = CleanFirstLine(detail, library_, kDetailChars);
-    if (!IsSupportedStatus(status)) {
-      ClassifyInput in{path, step, status, detail, type, message, chain};
-      Classification c = classifier_.Classify(in);
-      if (c.rule) {
-        reason = c.rule->id;
-        used_reasons_.insert(c.rule->id);
-        if (!c.rule->detail.empty()) {
-          std::map<std::string, std::string> vars = vars_;
-          vars["detail"] = shown_detail;
-          vars["error"] = error_line;
-          vars["path"] = path;
-          vars["step"] = step;
-          vars["status"] = status;
-          vars["graph_breaks"] = breaks.is_null() ? "" : breaks.dump();
-          shown_detail = CleanFirstLine(classifier_.Fill(c.rule->detail, c, vars), library_, kDetailChars);
-        }
-        if (shown_detail.empty()) shown_detail = c.rule->title;
-      } else {
-        reason = kUnclassifiedReason;
-        used_reasons_.insert(kUnclassifiedReason);
-        Unclassified(path, error_line.empty() ? shown_detail : error_line);
-        if (shown_detail.empty()) shown_detail = error_line;
-      }
+  // The reason of an outcome that is not supported, and its detail text.
+  void Classify(const std::string& path, const std::string& detail, const std::string& type, const std::string& message,
+                const std::string& chain, snapshot::Outcome* o) {
+    ClassifyInput in{path, o->step, o->status, detail, type, message, chain};
+    Classification c = classifier_.Classify(in);
+    if (!c.rule) {
+      o->reason = kUnclassifiedReason;
+      used_reasons_.insert(kUnclassifiedReason);
+      Unclassified(path, o->error.empty() ? o->detail : o->error);
+      if (o->detail.empty()) o->detail = o->error;
+      return;
     }
-    return {{"status", status},        {"step", step},       {"reason", reason},
-            {"detail", shown_detail},  {"error", error_line}, {"location", location},
-            {"graph_breaks", breaks},  {"break_reasons", break_reasons}, {"op_types", op_types}};
+    o->reason = c.rule->id;
+    used_reasons_.insert(c.rule->id);
+    if (!c.rule->detail.empty()) {
+      std::map<std::string, std::string> vars = vars_;
+      vars["detail"] = o->detail;
+      vars["error"] = o->error;
+      vars["path"] = path;
+      vars["step"] = o->step;
+      vars["status"] = std::string(StatusId(o->status));
+      vars["graph_breaks"] = o->graph_breaks ? std::to_string(*o->graph_breaks) : "";
+      o->detail = CleanFirstLine(classifier_.Fill(c.rule->detail, c, vars), library_, kDetailChars);
+    }
+    if (o->detail.empty()) o->detail = c.rule->title;
   }
 
   void Unclassified(const std::string& path, const std::string& line) {

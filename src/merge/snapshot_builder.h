@@ -1,12 +1,11 @@
-// The snapshot writer (docs/formats.md section 5): a joined survey becomes `snapshot.json` and its
-// `snapshot.timings.json`.
+// From a joined survey to the snapshot model (src/snapshot/) and `snapshot.timings.json`.
 //
 // Determinism is the contract: records sorted by (package, section, operator, name), paths in the
-// header's order, JSON objects with sorted keys, indent 2, a trailing newline, and nothing that
-// depends on the merging machine or the moment: the header's environment is what the workers
-// measured and `generated` is the date of the newest result. Every text is cleaned (colour codes,
-// absolute paths, one bounded line) and every failure carries a reason id: a rule's, or
-// `unclassified` (counted), or `missing-result` for a job without a result (only with --force).
+// survey's order, and nothing that depends on the merging machine or the moment: the header's
+// environment is what the workers measured (the env fields of the paths' descriptions) and
+// `generated` is the date of the newest result. Every text is cleaned (colour codes, absolute
+// paths, one bounded line) and every failure carries a reason id: a rule's, or `unclassified`
+// (counted), or `missing-result` for a job without a result (only with --force).
 #pragma once
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "classify/classifier.h"
 #include "merge/objects_inv.h"
 #include "merge/survey.h"
+#include "snapshot/snapshot.h"
 
 namespace opsweep {
 
@@ -23,7 +23,8 @@ struct SnapshotOptions {
 };
 
 struct SnapshotOutput {
-  std::string snapshot_json;
+  snapshot::Snapshot snapshot;
+  std::string snapshot_json;  // snapshot/snapshot_writer.h of `snapshot`
   std::string timings_json;
   size_t records = 0;
   size_t unclassified = 0;                          // errors and break reasons no rule matched
@@ -33,8 +34,7 @@ struct SnapshotOutput {
 
 SnapshotOutput BuildSnapshot(const Survey& survey, const Classifier& classifier, const SnapshotOptions& options);
 
-// Reason ids that no rule may take: they are produced by merge itself.
-inline constexpr const char* kUnclassifiedReason = "unclassified";
-inline constexpr const char* kMissingResultReason = "missing-result";
+using snapshot::kMissingResultReason;
+using snapshot::kUnclassifiedReason;
 
 }  // namespace opsweep

@@ -5,15 +5,22 @@
 // (ISO 8601 UTC text compares in time order); on a tie, the larger record text, so the outcome
 // never depends on the order the databases were named in.
 //
+// The paths come from the databases themselves: runs.paths_json holds the description of every
+// path a run asked for (core/path_spec.h), so merge validates steps and environments against what
+// the workers said, never against a table of its own.
+//
 // Validation lists every problem, one line each, before anything is written:
 //   - a database without an inventory;
 //   - databases built from different registries (their inventories differ) or probing different
-//     paths (a database's requested paths: the union of runs.paths_json over its runs), or
-//     registries other than --registries names;
-//   - results measured under different environments (any key field but case and path differs);
+//     paths (a database's requested paths: the union over its runs), or registries other than
+//     --registries names;
+//   - results measured under different environments: a key field (but case and path) whose value
+//     differs between results, or that some results of a path lack; a path's harness digest is
+//     compared among that path's results only;
 //   - a case of the inventory without a result for a requested path (crash and timeout are results);
-//   - a record that cannot be read: not JSON, unknown status or step, status that disagrees with
-//     its row, a graph-break count that is negative or not an integer.
+//   - a record that cannot be read: not JSON, unknown status, a step that is neither common nor its
+//     path's, a status that disagrees with its row, a graph-break count that is negative or not an
+//     integer, graph-break reasons that are not text.
 // Records that cannot be read are left out of the survey; everything else is kept, so `--force`
 // can still publish what was measured.
 #pragma once
@@ -23,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/path_spec.h"
 #include "store/results_db.h"
 
 namespace opsweep {
@@ -50,7 +58,7 @@ struct SurveyResult {
 };
 
 struct Survey {
-  std::vector<std::string> paths;                 // requested paths, canonical order
+  std::vector<PathSpec> paths;                    // requested paths, by (order, id)
   std::map<std::string, SurveyCase> cases;        // by name
   std::map<std::pair<std::string, std::string>, SurveyResult> results;  // (case, path)
   nlohmann::json env = nlohmann::json::object();  // hello.env of the run of the newest result
@@ -66,8 +74,5 @@ struct SurveyOptions {
 
 // Joins and validates. Never fails: problems are collected in the survey.
 Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& options);
-
-// Statuses that count as supported.
-bool IsSupportedStatus(std::string_view status);
 
 }  // namespace opsweep

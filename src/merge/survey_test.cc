@@ -4,6 +4,7 @@
 
 #include "classify/classifier.h"
 #include "merge/snapshot_builder.h"
+#include "testing/bundled_paths.h"
 
 namespace opsweep {
 namespace {
@@ -30,7 +31,25 @@ StoredResult Result(const std::string& name, const std::string& path, const std:
   return r;
 }
 
-DbContents Db(const std::string& file, std::vector<std::string> cases, std::string paths = R"(["onnx","export"])") {
+// runs.paths_json: the bundled descriptions of these paths, as a worker's hello gives them.
+std::string Paths(std::initializer_list<const char*> ids) {
+  nlohmann::json all = nlohmann::json::parse(testing::BundledPathsJson());
+  nlohmann::json out = nlohmann::json::array();
+  for (const char* id : ids) {
+    for (const auto& p : all) {
+      if (p["id"] == id) out.push_back(p);
+    }
+  }
+  return out.dump();
+}
+
+std::vector<std::string> Ids(const Survey& s) {
+  std::vector<std::string> ids;
+  for (const PathSpec& p : s.paths) ids.push_back(p.id);
+  return ids;
+}
+
+DbContents Db(const std::string& file, std::vector<std::string> cases, std::string paths = Paths({"onnx", "export"})) {
   DbContents db;
   db.file = file;
   RunInfo run;
@@ -54,7 +73,8 @@ TEST(Survey, CompleteSurveyHasNoProblems) {
   db.results = {Result("x", "onnx", R"({"status":"ok","step":""})"), Result("x", "export", R"({"status":"ok"})")};
   Survey s = JoinSurvey({db}, {});
   EXPECT_TRUE(s.problems.empty()) << All(s);
-  EXPECT_EQ(s.paths, (std::vector<std::string>{"onnx", "export"}));
+  EXPECT_EQ(Ids(s), (std::vector<std::string>{"onnx", "export"}));
+  EXPECT_EQ(s.paths[1].title, "torch.export");
   EXPECT_EQ(s.env.value("torch", ""), "2.13.0+cpu");
 }
 
@@ -94,9 +114,57 @@ TEST(Survey, LaterResultWinsWhateverTheOrder) {
   }
 }
 
+TEST(Survey, PathsComeInTheirOrderWhateverTheRunsAskedFirst) {
+  DbContents db = Db("a.db", {"x"}, Paths({"compile", "onnx"}));
+  db.results = {Result("x", "onnx", R"({"status":"ok"})"), Result("x", "compile", R"({"status":"ok"})")};
+  Survey s = JoinSurvey({db}, {});
+  EXPECT_TRUE(s.problems.empty()) << All(s);
+  EXPECT_EQ(Ids(s), (std::vector<std::string>{"onnx", "compile"}));
+}
+
+TEST(Survey, StepsAreCheckedAgainstTheirPathsDescription) {
+  DbContents db = Db("a.db", {"x"});
+  db.results = {Result("x", "onnx", R"({"status":"fail","step":"ort-run"})"),
+                Result("x", "export", R"({"status":"fail","step":"ort-run"})")};
+  Survey s = JoinSurvey({db}, {});
+  std::string all = All(s);
+  EXPECT_EQ(all.find("x / onnx"), std::string::npos) << all;
+  EXPECT_NE(all.find("a.db: x / export: unknown step 'ort-run' (not a step of path 'export')"), std::string::npos) << all;
+}
+
+TEST(Survey, ASchemaOneRunIsNotReadable) {
+  DbContents db = Db("a.db", {"x"}, R"(["onnx","export"])");
+  Survey s = JoinSurvey({db}, {});
+  EXPECT_NE(All(s).find("a.db: run 1 has no readable path descriptions (a path description is not an object)"),
+            std::string::npos)
+      << All(s);
+}
+
+TEST(Survey, EachPathKeepsItsOwnHarnessAndEnvFields) {
+  DbContents db = Db("a.db", {"x", "y"});
+  auto result = [](const std::string& name, const std::string& path, const std::string& fields) {
+    StoredResult r = Result(name, path, R"({"status":"ok"})");
+    r.key_fields_json = fields;
+    return r;
+  };
+  const std::string onnx = R"({"case":"f","path":"onnx","harness":"h-onnx","torch":"2.13","onnxruntime":"1.32"})";
+  const std::string exported = R"({"case":"f","path":"export","harness":"h-export","torch":"2.13"})";
+  db.results = {result("x", "onnx", onnx), result("y", "onnx", onnx), result("x", "export", exported),
+                result("y", "export", exported)};
+  Survey s = JoinSurvey({db}, {});
+  EXPECT_TRUE(s.problems.empty()) << All(s);  // different harnesses and fields per path are fine
+  db.results[1].key_fields_json = R"({"case":"f","path":"onnx","harness":"h-new","torch":"2.13"})";
+  s = JoinSurvey({db}, {});
+  EXPECT_EQ(All(s),
+            "results were measured under different environments: harness (path onnx) is 'h-new' in 1 result (a.db), "
+            "'h-onnx' in 1 result (a.db)\n"
+            "results were measured under different environments: onnxruntime is '1.32' in 1 result (a.db), missing in "
+            "1 result\n");
+}
+
 TEST(Survey, RegistriesPathsAndInventoriesMustAgree) {
   DbContents a = Db("a.db", {"x", "y"});
-  DbContents b = Db("b.db", {"x", "z"}, R"(["onnx"])");
+  DbContents b = Db("b.db", {"x", "z"}, Paths({"onnx"}));
   b.inventory[0].fingerprint = "changed";
   DbContents empty = Db("c.db", {});
   Survey s = JoinSurvey({a, b, empty}, {});
@@ -110,7 +178,7 @@ TEST(Survey, RegistriesPathsAndInventoriesMustAgree) {
 }
 
 TEST(Survey, BadRecordsAreProblemsAndLeftOut) {
-  DbContents db = Db("a.db", {"x", "y"}, R"(["compile"])");
+  DbContents db = Db("a.db", {"x", "y"}, Paths({"compile"}));
   db.results = {Result("x", "compile", R"({"status":"ok","graph_breaks":-1})"),
                 Result("y", "compile", R"({"status":"ok-breaks","graph_breaks":2.5})")};
   StoredResult broken = Result("x", "compile", R"({"status":"ok"})");
@@ -127,7 +195,7 @@ TEST(Survey, BadRecordsAreProblemsAndLeftOut) {
 }
 
 TEST(Survey, SnapshotIsByteStableAndScrubbed) {
-  DbContents db = Db("a.db", {"Op[v=1][random]"}, R"(["onnx"])");
+  DbContents db = Db("a.db", {"Op[v=1][random]"}, Paths({"onnx"}));
   db.results = {Result("Op[v=1][random]", "onnx",
                        R"({"status":"fail","step":"export","detail":"","error":{"type":"RuntimeError","message":"boom at /home/bob/x/y.py:3\nmore","chain":"","frames":["kornia/a.py:1","kornia/b.py:2"]}})")};
   Survey s = JoinSurvey({db}, {});

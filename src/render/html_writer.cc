@@ -121,7 +121,7 @@ class Page {
 
     out_ += "<section id=\"legend\">\n<h2>Legend</h2>\n<ul class=\"legend\">\n";
     for (const LegendEntry& entry : vm_.legend) {
-      const std::string label = entry.cell.status == Status::kOkBreaks ? "yes, N breaks"
+      const std::string label = entry.cell.status == Status::ok_breaks ? "yes, N breaks"
                                                                         : entry.cell.label;
       out_ += fmt::format(
           "<li><span class=\"c st-{}\"><b aria-hidden=\"true\">{}</b>{}</span><span "

@@ -120,7 +120,7 @@ class MarkdownPage {
     out_ += "**Legend:**\n\n";
     for (const LegendEntry& entry : vm_.legend) {
       const std::string label =
-          entry.cell.status == Status::kOkBreaks ? "yes, N breaks" : entry.cell.label;
+          entry.cell.status == Status::ok_breaks ? "yes, N breaks" : entry.cell.label;
       out_ += fmt::format("- {} **{}**: {}\n", entry.cell.symbol, MarkdownEscape(label),
                           MarkdownEscape(entry.meaning));
     }

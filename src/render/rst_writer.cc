@@ -159,7 +159,7 @@ class RstPage {
     for (const LegendEntry& entry : vm_.legend) {
       table.Row();
       const std::string label =
-          entry.cell.status == Status::kOkBreaks ? "yes, N breaks" : entry.cell.label;
+          entry.cell.status == Status::ok_breaks ? "yes, N breaks" : entry.cell.label;
       table.Cell(entry.cell.symbol + " " + RstEscape(label));
       table.Cell(RstEscape(entry.meaning));
     }

@@ -3,19 +3,30 @@
 // links, the search text of a row); the HTML, reStructuredText and Markdown writers only lay it
 // out, so the three formats can never disagree about a number or a label.
 //
+// The paths' titles, labels and descriptions come from the snapshot's path descriptions: nothing
+// here names a path.
+//
 // Definitions (also in docs/page.md):
 // - supported: ok, ok-breaks or ok-unverified; probed (per path): any status but n/a.
 // - a configuration is one record; an operator is a distinct (package, section, operator) triple.
 // - a row that is n/a on every path leaves its package table for the "n/a on every path" section.
+// - an ONNX path is one whose outcomes list ONNX op types (`op_types`): it produces ONNX models.
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "render/snapshot.h"
-#include "render/status.h"
+#include "core/status.h"
+#include "snapshot/snapshot.h"
 
 namespace opsweep::render {
+
+using snapshot::Snapshot;
+
+// The id of a status in the page's filters, data attributes and class names: the persisted id,
+// but "na" for n/a, so that it is safe in a URL and a CSS class.
+std::string_view StatusToken(Status status);
 
 struct RenderOptions {
   // Where records with an `api` cross-reference link to. "{api}" in it is replaced by the
@@ -37,7 +48,7 @@ struct PathCount {
 };
 
 struct CellView {
-  Status status = Status::kNotApplicable;
+  Status status = Status::not_applicable;
   std::string token;   // StatusToken: "ok-breaks", "na"; the class and filter name
   std::string symbol;  // "✓", "✗", ...: the cell reads without colour
   std::string label;   // "yes", "yes, 2 breaks", "no", ...
@@ -156,7 +167,7 @@ struct ViewModel {
   int configurations_na_everywhere = 0;
   int configurations_all_pass = 0;
   int operators = 0;
-  std::optional<int> operators_onnx;  // supported on ONNX in >= 1 configuration; none without onnx
+  std::optional<int> operators_onnx;  // supported on an ONNX path in >= 1 configuration; none without one
   std::vector<EnvironmentEntry> environment;
   std::vector<LegendEntry> legend;
   std::vector<FilterOption> filters;
@@ -166,7 +177,8 @@ struct ViewModel {
   int unclassified = 0;
 };
 
-// `snapshot` must be one that ParseSnapshot accepted (every record has an outcome for every path).
+// `snapshot` must be one that snapshot::ReadSnapshot accepted (every record has an outcome for every
+// path).
 ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options);
 
 // "1,341".

@@ -5,19 +5,22 @@
 #include "render/html_writer.h"
 #include "render/markdown_writer.h"
 #include "render/rst_writer.h"
+#include "testing/bundled_paths.h"
 
 namespace opsweep::render {
 namespace {
 
-PathOutcome Outcome(Status status) {
-  PathOutcome outcome;
+using snapshot::Record;
+
+snapshot::Outcome Outcome(Status status) {
+  snapshot::Outcome outcome;
   outcome.status = status;
   return outcome;
 }
 
-SnapshotRecord Record(std::string name, std::string package, std::string section, Status onnx,
+Record MakeRecord(std::string name, std::string package, std::string section, Status onnx,
                       Status exported, Status compiled) {
-  SnapshotRecord record;
+  Record record;
   record.name = name;
   record.operator_name = name.substr(0, name.find('['));
   if (name.find('[') != std::string::npos) record.variant = name.substr(name.find('['));
@@ -32,31 +35,31 @@ SnapshotRecord Record(std::string name, std::string package, std::string section
 
 Snapshot Base() {
   Snapshot snapshot;
-  snapshot.schema = 1;
   snapshot.generated = "2026-11-30";
   snapshot.library_name = "kornia";
   snapshot.library_version = "0.9.0";
-  snapshot.paths = {"onnx", "export", "compile"};
-  snapshot.opset = "18";
+  snapshot.paths = testing::BundledPaths();
+  snapshot.environment = {{"torch", "2.13.0+cpu"}, {"opset", 18}, {"device", "cpu"}};
   snapshot.reasons["lowering"] = {"No ONNX lowering", "cause", "hint", "onnxscript"};
   snapshot.reasons["branch"] = {"Python branch", "cause", "hint", "kornia"};
   snapshot.reasons["no-tensor"] = {"No tensor output", "cause", "", ""};
   return snapshot;
 }
 
-constexpr Status kOk = Status::kOk;
-constexpr Status kNa = Status::kNotApplicable;
-constexpr Status kFail = Status::kFail;
+constexpr Status kOk = Status::ok;
+constexpr Status kNa = Status::not_applicable;
+constexpr Status kFail = Status::fail;
 
 TEST(ViewModelTest, CountsCardsConfigurationsAndOperators) {
   Snapshot snapshot = Base();
   snapshot.records = {
-      Record("a", "color", "", kOk, kOk, kOk),
-      Record("a[x]", "color", "", kFail, kOk, Status::kOkBreaks),
-      Record("b", "color", "", Status::kMismatch, Status::kCrash, Status::kTimeout),
-      Record("c", "geometry", "epipolar", kNa, kNa, kNa),
-      Record("d", "geometry", "epipolar", kNa, kOk, Status::kOkUnverified),
+      MakeRecord("a", "color", "", kOk, kOk, kOk),
+      MakeRecord("a[x]", "color", "", kFail, kOk, Status::ok_breaks),
+      MakeRecord("b", "color", "", Status::mismatch, Status::crash, Status::timeout),
+      MakeRecord("c", "geometry", "epipolar", kNa, kNa, kNa),
+      MakeRecord("d", "geometry", "epipolar", kNa, kOk, Status::ok_unverified),
   };
+  snapshot.records[0].paths["onnx"].op_types = {"Add"};  // the onnx path produces ONNX models
   const ViewModel vm = BuildViewModel(snapshot, {});
   ASSERT_EQ(vm.cards.size(), 3u);
   EXPECT_EQ(vm.cards[0].supported, 1);  // onnx: a
@@ -82,11 +85,56 @@ TEST(ViewModelTest, CountsCardsConfigurationsAndOperators) {
   EXPECT_EQ(vm.packages[1].summary.paths[1].supported, 1);
 }
 
+TEST(ViewModelTest, TitlesAndDescriptionsComeFromThePathDescriptions) {
+  Snapshot snapshot = Base();
+  snapshot.paths = {testing::TestPath("toy"), snapshot.paths[1]};
+  snapshot.records = {MakeRecord("a", "color", "", kOk, kOk, kOk)};
+  snapshot.records[0].paths.erase("onnx");
+  snapshot.records[0].paths.erase("compile");
+  snapshot.records[0].paths["toy"] = Outcome(kFail);
+  snapshot.records[0].paths["toy"].detail = "broke";
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  ASSERT_EQ(vm.paths.size(), 2u);
+  EXPECT_EQ(vm.paths[0].title, "Title of toy");
+  EXPECT_EQ(vm.paths[0].description, "what toy does");
+  EXPECT_EQ(vm.paths[1].description, "torch.export.export; the exported program is run and compared with eager");
+  EXPECT_EQ(vm.title, "kornia 0.9.0: Title of toy and torch.export support");
+  EXPECT_FALSE(vm.operators_onnx.has_value());  // no path produced an ONNX model
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].details[0].paths_label, "toy");
+  bool offered = false;
+  for (const FilterOption& f : vm.filters) offered = offered || f.value == "toy:fail";
+  EXPECT_TRUE(offered);
+}
+
+TEST(ViewModelTest, AnUnversionedLibraryShowsItsFingerprint) {
+  Snapshot snapshot = Base();
+  snapshot.library_name = "my_ops";
+  snapshot.library_version = "";
+  snapshot.library_fingerprint = "0123456789abcdef0123";
+  snapshot.records = {MakeRecord("a", "ops", "", kOk, kOk, kOk)};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  EXPECT_EQ(vm.title, "my_ops (unversioned): ONNX, torch.export and torch.compile support");
+  ASSERT_FALSE(vm.environment.empty());
+  EXPECT_EQ(vm.environment[0].label, "my_ops");
+  EXPECT_EQ(vm.environment[0].value, "unversioned, sources 0123456789ab");
+}
+
+TEST(ViewModelTest, EnvironmentListsEveryFieldWellKnownFirst) {
+  Snapshot snapshot = Base();
+  snapshot.environment = {{"python", "3.11.7"}, {"torch", "2.13.0+cpu"}, {"opset", 18},
+                          {"device", "cpu"},    {"openvino", "2025.1"},  {"numpy", nullptr}};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  std::vector<std::string> labels;
+  for (const auto& e : vm.environment) labels.push_back(e.label + "=" + e.value);
+  EXPECT_EQ(labels, (std::vector<std::string>{"kornia=0.9.0", "torch=2.13.0+cpu", "python=3.11.7", "opset=18", "device=cpu",
+                                              "openvino=2025.1", "date=2026-11-30"}));
+}
+
 TEST(ViewModelTest, RowsNotApplicableEverywhereLeaveTheirTable) {
   Snapshot snapshot = Base();
-  snapshot.records = {Record("c", "geometry", "epipolar", kNa, kNa, kNa),
-                      Record("d", "geometry", "epipolar", kNa, kOk, kOk),
-                      Record("e", "io", "", kNa, kNa, kNa)};
+  snapshot.records = {MakeRecord("c", "geometry", "epipolar", kNa, kNa, kNa),
+                      MakeRecord("d", "geometry", "epipolar", kNa, kOk, kOk),
+                      MakeRecord("e", "io", "", kNa, kNa, kNa)};
   const ViewModel vm = BuildViewModel(snapshot, {});
   ASSERT_EQ(vm.na_rows.size(), 2u);
   EXPECT_EQ(vm.na_rows[0].name, "c");
@@ -104,7 +152,7 @@ TEST(ViewModelTest, RowsNotApplicableEverywhereLeaveTheirTable) {
 
 TEST(ViewModelTest, EqualReasonsOfSeveralPathsMergeIntoOneLine) {
   Snapshot snapshot = Base();
-  SnapshotRecord record = Record("f", "geometry", "", kFail, kFail, kFail);
+  Record record = MakeRecord("f", "geometry", "", kFail, kFail, kFail);
   for (const char* path : {"onnx", "export"}) {
     record.paths[path].reason = "branch";
     record.paths[path].detail = "a Python branch depends on tensor values";
@@ -132,9 +180,29 @@ TEST(ViewModelTest, EqualReasonsOfSeveralPathsMergeIntoOneLine) {
   EXPECT_EQ(vm.reasons[0].operators, 1);
 }
 
+TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWords) {
+  Snapshot snapshot = Base();
+  snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};
+  Record record = MakeRecord("h", "color", "", kOk, kOk, Status::ok_breaks);
+  record.paths["compile"].graph_breaks = 2;
+  record.paths["compile"].break_reasons = {{"branch", "generic_jump TensorVariable()"},
+                                           {"unclassified", "Unsupported: call_function print"}};
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 1u);
+  ASSERT_EQ(row.details[0].break_reasons.size(), 2u);
+  EXPECT_EQ(row.details[0].break_reasons[0].text, "Python branch");
+  EXPECT_EQ(row.details[0].break_reasons[1].text, "Unsupported: call_function print");
+  EXPECT_EQ(row.details[0].break_reasons[1].reason->anchor, "reason-unclassified");
+  EXPECT_NE(row.search_text.find("Python branch"), std::string::npos);
+  EXPECT_NE(row.search_text.find("call_function print"), std::string::npos);
+  ASSERT_EQ(vm.reasons.size(), 2u);  // both reasons list the row
+}
+
 TEST(ViewModelTest, DetailFallsBackToTheErrorAndKeepsADifferentErrorApart) {
   Snapshot snapshot = Base();
-  SnapshotRecord record = Record("g", "color", "", kFail, kFail, kOk);
+  Record record = MakeRecord("g", "color", "", kFail, kFail, kOk);
   record.paths["onnx"].error = "ValueError: bad";
   record.paths["export"].detail = "short";
   record.paths["export"].error = "RuntimeError: long";
@@ -150,10 +218,10 @@ TEST(ViewModelTest, DetailFallsBackToTheErrorAndKeepsADifferentErrorApart) {
 
 TEST(ViewModelTest, CellsReadWithoutColour) {
   EXPECT_EQ(MakeCell(kOk, std::nullopt).label, "yes");
-  EXPECT_EQ(MakeCell(Status::kOkBreaks, 2).label, "yes, 2 breaks");
-  EXPECT_EQ(MakeCell(Status::kOkBreaks, 1).label, "yes, 1 break");
-  EXPECT_EQ(MakeCell(Status::kOkUnverified, std::nullopt).label, "yes (random)");
-  EXPECT_EQ(MakeCell(Status::kOkUnverified, 3).label, "yes (random), 3 breaks");
+  EXPECT_EQ(MakeCell(Status::ok_breaks, 2).label, "yes, 2 breaks");
+  EXPECT_EQ(MakeCell(Status::ok_breaks, 1).label, "yes, 1 break");
+  EXPECT_EQ(MakeCell(Status::ok_unverified, std::nullopt).label, "yes (random)");
+  EXPECT_EQ(MakeCell(Status::ok_unverified, 3).label, "yes (random), 3 breaks");
   EXPECT_EQ(MakeCell(kFail, std::nullopt).label, "no");
   EXPECT_EQ(MakeCell(kNa, std::nullopt).token, "na");
   for (Status status : kAllStatuses) {
@@ -165,8 +233,8 @@ TEST(ViewModelTest, CellsReadWithoutColour) {
 
 TEST(ViewModelTest, AnchorsAreUniqueAndApiLinksUseTheBase) {
   Snapshot snapshot = Base();
-  snapshot.records = {Record("a[b]", "color", "", kOk, kOk, kOk),
-                      Record("a-b", "color", "", kOk, kOk, kOk)};
+  snapshot.records = {MakeRecord("a[b]", "color", "", kOk, kOk, kOk),
+                      MakeRecord("a-b", "color", "", kOk, kOk, kOk)};
   snapshot.records[0].api = "kornia.color.a";
   ViewModel vm = BuildViewModel(snapshot, {});
   const auto& rows = vm.packages[0].sections[0].rows;
@@ -185,9 +253,9 @@ TEST(ViewModelTest, AnchorsAreUniqueAndApiLinksUseTheBase) {
 
 TEST(ViewModelTest, FiltersCountWhatTheyShow) {
   Snapshot snapshot = Base();
-  snapshot.records = {Record("a", "color", "", kOk, kOk, kOk),
-                      Record("b", "color", "", kFail, kOk, Status::kOkBreaks),
-                      Record("c", "color", "", kNa, kNa, kNa)};
+  snapshot.records = {MakeRecord("a", "color", "", kOk, kOk, kOk),
+                      MakeRecord("b", "color", "", kFail, kOk, Status::ok_breaks),
+                      MakeRecord("c", "color", "", kNa, kNa, kNa)};
   snapshot.records[1].paths["compile"].graph_breaks = 2;
   const ViewModel vm = BuildViewModel(snapshot, {});
   auto count = [&](const std::string& value) {
@@ -221,9 +289,9 @@ TEST(ViewModelTest, NumbersAreFormattedTheSameEverywhere) {
 
 TEST(WritersTest, SnapshotTextNeverReachesAPageUnescaped) {
   Snapshot snapshot = Base();
-  SnapshotRecord record = Record("x[\"><img src=x onerror=alert(2)>]", "color", "", kFail, kOk, kOk);
+  Record record = MakeRecord("x[\"><img src=x onerror=alert(2)>]", "color", "", kFail, kOk, kOk);
   record.paths["onnx"].error = "RuntimeError: <script>alert(1)</script> </script><!-- | *b*";
-  snapshot.paths.push_back("</script><!--");
+  snapshot.paths.push_back(testing::TestPath("</script><!--"));
   record.paths["</script><!--"] = Outcome(kOk);
   snapshot.records = {record};
   const ViewModel vm = BuildViewModel(snapshot, {});
@@ -244,7 +312,7 @@ TEST(WritersTest, SnapshotTextNeverReachesAPageUnescaped) {
 
 TEST(WritersTest, OutputIsDeterministic) {
   Snapshot snapshot = Base();
-  snapshot.records = {Record("a", "color", "", kOk, kFail, kOk), Record("b", "io", "", kNa, kNa, kNa)};
+  snapshot.records = {MakeRecord("a", "color", "", kOk, kFail, kOk), MakeRecord("b", "io", "", kNa, kNa, kNa)};
   std::string first, second, err;
   ASSERT_TRUE(WriteHtml(BuildViewModel(snapshot, {}), &first, &err));
   ASSERT_TRUE(WriteHtml(BuildViewModel(snapshot, {}), &second, &err));

@@ -6,6 +6,10 @@
 // with OpenMode::read_write_create, and its schema plus meta rows are written in one transaction.
 // Writes run with WAL + synchronous=FULL, each write its own transaction, so a result is on disk
 // when PutResult returns and a kill -9 loses only jobs still in flight.
+//
+// Schema 2: runs.paths_json holds the descriptions of the run's requested paths (core/path_spec.h)
+// and job keys carry each path's own harness digest and env fields. A schema-1 database (ids only,
+// one key for every path) is refused, never migrated: its results must be measured again.
 #include "store/results_db.h"
 
 #include <sqlite3.h>
@@ -21,7 +25,7 @@ namespace opsweep {
 namespace {
 
 constexpr const char* kFormat = "opsweep-results";
-constexpr int kSchema = 1;
+constexpr int kSchema = 2;
 constexpr int kBusyTimeoutMs = 10000;
 
 constexpr const char* kSchemaSql = R"sql(
@@ -36,7 +40,7 @@ CREATE TABLE IF NOT EXISTS results(case_name TEXT NOT NULL, path TEXT NOT NULL,
   record_json TEXT NOT NULL, duration_s REAL NOT NULL, attempts INTEGER NOT NULL,
   run_id INTEGER NOT NULL, finished TEXT NOT NULL, PRIMARY KEY(case_name, path));
 INSERT OR IGNORE INTO meta(key, value) VALUES('format', 'opsweep-results');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '2');
 )sql";
 
 // A prepared statement that finalizes itself.
@@ -146,6 +150,10 @@ std::string Inspect(sqlite3* db) {
   int version = 0;
   if (std::sscanf(schema.c_str(), "%d", &version) != 1 || std::to_string(version) != schema || version < 1) {
     return "unknown schema version '" + schema + "'";
+  }
+  if (version < kSchema) {
+    return "schema version " + schema + " comes from an older opsweep, whose job keys and path descriptions this one "
+           "cannot read; re-measure into a new database";
   }
   if (version > kSchema) {
     return "schema version " + schema + " is newer than this opsweep reads (" + std::to_string(kSchema) +

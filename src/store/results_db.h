@@ -37,7 +37,8 @@ struct InventoryCase {
 // One run (a row of `runs`).
 struct RunInfo {
   long long id = 0;
-  std::string started, finished, argv, shard, env_json, harness, registries_json, paths_json;
+  std::string started, finished, argv, shard, env_json, harness, registries_json;
+  std::string paths_json;  // the requested paths' descriptions, as the worker's hello gave them
 };
 
 enum class OpenMode { read_only, read_write_create };

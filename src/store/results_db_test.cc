@@ -168,7 +168,7 @@ TEST(ResultsDb, CreatesSchemaWithMetaRowsInWalMode) {
   std::string mode = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
   sqlite3_close(raw);
-  EXPECT_EQ(rows, (std::vector<std::string>{"format=opsweep-results", "schema=1"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{"format=opsweep-results", "schema=2"}));
   EXPECT_EQ(mode, "wal");
 }
 
@@ -227,11 +227,24 @@ TEST(ResultsDb, NewerSchemaIsRefused) {
   std::string file = MakeFullDb(dir, "newer.db");
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); UPDATE meta SET value='2' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); UPDATE meta SET value='3' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
   ExpectRefusedAndUnchanged(file, "newer than this opsweep reads");
+}
+
+TEST(ResultsDb, SchemaOneIsRefusedAsOlderAndMustBeRemeasured) {
+  TempDir dir;
+  std::string file = MakeFullDb(dir, "older.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); UPDATE meta SET value='1' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  ExpectRefusedAndUnchanged(file, "schema version 1 comes from an older opsweep");
+  ExpectRefusedAndUnchanged(file, "re-measure into a new database");
 }
 
 TEST(ResultsDb, RandomBytesAreRefusedAndUnchanged) {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "testing/bundled_paths.h"
+
 namespace opsweep {
 
-FakeWorkerPool::FakeWorkerPool(FakeClock* clock, int slots) : clock_(clock), workers_(static_cast<size_t>(slots)) {}
+FakeWorkerPool::FakeWorkerPool(FakeClock* clock, int slots)
+    : paths(testing::BundledPaths()), clock_(clock), workers_(static_cast<size_t>(slots)) {}
 
 void FakeWorkerPool::Schedule(int slot, double due, WorkerEvent ev) {
   ev.slot = slot;
@@ -28,8 +31,15 @@ bool FakeWorkerPool::Start(int slot, std::string* err) {
     Schedule(slot, due, {0, WorkerEvent::Kind::exited, "", ExitStatus{2, 0}});
     return true;
   }
+  nlohmann::json described = nlohmann::json::array();
+  for (const PathSpec& p : paths) {
+    nlohmann::json d = PathSpecSnapshotJson(p);
+    d["harness"] = p.harness;
+    if (p.expected_seconds) d["expected_seconds"] = *p.expected_seconds;
+    described.push_back(d);
+  }
   nlohmann::json hello = {{"type", "hello"}, {"protocol", protocol}, {"pid", 1}, {"harness", harness},
-                          {"paths", paths},  {"env", {{"torch", "2.13"}, {"opset", 18}}}};
+                          {"paths", described}, {"env", nlohmann::json::parse(env_json)}};
   nlohmann::json inv = {{"type", "inventory"}, {"cases", nlohmann::json::array()}};
   for (const auto& c : cases) inv["cases"].push_back({{"name", c}, {"group", "g.sub"}, {"registry", "r.py"}, {"fingerprint", "fp-" + c}});
   Schedule(slot, due, {0, WorkerEvent::Kind::line, hello.dump(), {}});
@@ -62,6 +72,7 @@ bool FakeWorkerPool::Send(int slot, const std::string& line, std::string* err) {
     case FakeJobScript::Kind::poison:
       if (poisoned_[key]++ < s.poison_times) {
         nlohmann::json m = {{"type", "poisoned"}, {"id", id}, {"case", c}, {"path", p}, {"reason", s.reason}};
+        if (s.poison_with_record) m["record"] = {{"status", s.status}, {"detail", "measured"}};
         Schedule(slot, due, {0, WorkerEvent::Kind::line, m.dump(), {}});
         Schedule(slot, due, {0, WorkerEvent::Kind::exited, "", ExitStatus{3, 0}});
       } else {

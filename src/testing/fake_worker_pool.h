@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/path_spec.h"
 #include "exec/worker_pool.h"
 #include "testing/fake_clock.h"
 
@@ -19,6 +20,7 @@ struct FakeJobScript {
   ExitStatus exit;            // Kind::exit
   std::string reason = "r";   // Kind::poison
   int poison_times = 1000;    // Kind::poison: poisons this many times, then answers `status`
+  bool poison_with_record = false;  // Kind::poison: the message carries the job's record (`status`)
   long long rss_bytes = 0;    // Kind::memory: the group's RSS once `seconds` have passed (then hangs)
 };
 
@@ -29,9 +31,10 @@ class FakeWorkerPool : public WorkerPool {
   // --- configuration ---
   std::map<std::string, FakeJobScript> scripts;  // by "case|path"
   std::vector<std::string> cases = {"a", "b", "c"};  // the inventory (group "g.sub", fingerprint "fp-<name>")
-  std::vector<std::string> paths = {"onnx", "export", "compile"};
+  std::vector<PathSpec> paths;   // default: the bundled paths (tests/fixtures/paths.json)
+  std::string env_json = R"({"torch":"2.13","opset":18})";
   double startup_s = 0.5;
-  int protocol = 1;
+  int protocol = 2;
   std::string startup_error;     // sent instead of hello when set
   bool startup_hangs = false;
   int fail_start_after = -1;     // Start() fails once this many workers were started

@@ -1,5 +1,6 @@
 // Content hashes (xxh3 128-bit) as lowercase hex, and a hasher over tagged fields so that a key
-// can be dumped field by field for debugging and for `opsweep explain` (ccache's habit).
+// can be dumped field by field for debugging and so that a rerun can name the field that changed
+// (ccache's habit).
 #pragma once
 #include <string>
 #include <string_view>

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""A fake opsweep worker: speaks protocol 1 (docs/formats.md section 2) and needs no torch.
+"""A fake opsweep worker: speaks protocol 2 (docs/formats.md section 2) and needs no torch.
 
 The engine runs it through OPSWEEP_WORKER_CMD="python3 tests/fake_workers/fake_worker.py". Its
 registries are JSON files (--registry FILE, repeatable):
 
   {"harness": "h1",                         # optional; hello.harness
    "env": {"torch": "2.13.0+cpu"},          # optional; merged into hello.env
-   "paths": ["onnx", "export", "compile"],  # optional; hello.paths
-   "startup": {"sleep": 0, "error": null, "exit": null, "garbage": false, "protocol": 1},
+   "paths": ["onnx", "export", "compile"],  # optional; the ids of hello.paths: the bundled paths are
+                                            #   described as tests/fixtures/paths.json says, others
+                                            #   get a made-up description (steps ["capture"])
+   "describe": {"onnx": {"harness": "x"}},  # optional; fields that replace those of a description
+   "startup": {"sleep": 0, "error": null, "exit": null, "garbage": false, "protocol": 2},
    "state_dir": "/tmp/x",                   # optional; where once-only behaviours keep markers
    "journal": "/tmp/x/journal",             # optional; "case|path" appended as each job starts
    "cases": [{"name": "a", "group": "color", "fingerprint": "f1",
@@ -15,7 +18,7 @@ registries are JSON files (--registry FILE, repeatable):
               "paths": {"compile": "segv"}, # optional per-path behaviour
               "sleep": 0.0}]}               # optional seconds before the behaviour
 
-A case without "do" takes its behaviour from its name's first word (split on "_"), so a case named
+`--library NAME` becomes hello.env.library.name. A case without "do" takes its behaviour from its name's first word (split on "_"), so a case named
 "segv_blur" segfaults. Behaviours:
   ok, fail, mismatch, na     a result with that status
   sleep                      same as ok (use "sleep" for the duration)
@@ -26,8 +29,9 @@ A case without "do" takes its behaviour from its name's first word (split on "_"
   badjson                    writes a line that is not JSON on the protocol
   wrongid                    answers with another job id
   badstatus                  answers with status "crash" (engine-only)
-  poisoned                   sends poisoned, exits 3
+  poisoned                   sends poisoned (without a record), exits 3
   poisononce                 poisoned the first time (marker in state_dir), ok afterwards
+  poisonrecord               sends poisoned with the job's record (status fail), exits 3
   alloc                      allocates and touches 600 MB, then waits (for the memory limit)
 """
 
@@ -38,6 +42,23 @@ import signal
 import sys
 import time
 
+BUNDLED_PATHS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "paths.json")
+
+
+def describe(ids, overrides):
+    """Protocol 2 path descriptions for these ids."""
+    with open(BUNDLED_PATHS, encoding="utf-8") as f:
+        bundled = {d["id"]: d for d in json.load(f)}
+    out = []
+    for i, pid in enumerate(ids):
+        d = dict(bundled.get(pid) or {
+            "id": pid, "title": pid.capitalize(), "label": pid, "description": f"the made-up path {pid}",
+            "steps": ["capture"], "expected_seconds": 1, "order": 100 + i, "env": ["python", "torch"],
+            "subverdicts": [], "harness": f"harness-{pid}"})
+        d.update(overrides.get(pid, {}))
+        out.append(d)
+    return out
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -45,6 +66,7 @@ def main():
     ap.add_argument("--proto-out", type=int, required=True)
     ap.add_argument("--registry", action="append", default=[])
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--library", default=None)
     args, _ = ap.parse_known_args()
     proto_in = os.fdopen(args.proto_in, "r", encoding="utf-8")
     proto_out = os.fdopen(args.proto_out, "w", encoding="utf-8")
@@ -86,8 +108,11 @@ def main():
            "numpy": "2.0", "opset": 18, "device": "cpu",
            "library": {"name": "kornia", "version": "0.9.0", "fingerprint": "lib1"}}
     env.update(config.get("env", {}))
-    paths = config.get("paths", ["onnx", "export", "compile"])
-    send({"type": "hello", "protocol": startup.get("protocol", 1), "pid": os.getpid(),
+    if args.library:
+        env["library"] = dict(env["library"], name=args.library)
+    paths = describe(config.get("paths", ["onnx", "export", "compile"]), config.get("describe", {}))
+    steps = {d["id"]: d["steps"] for d in paths}
+    send({"type": "hello", "protocol": startup.get("protocol", 2), "pid": os.getpid(),
           "harness": config.get("harness", "harness1"), "paths": paths, "env": env})
     by_name = {}
     inventory = []
@@ -111,11 +136,13 @@ def main():
         behaviour = c.get("paths", {}).get(path) or c.get("do") or name.split("_")[0]
         time.sleep(c.get("sleep", 0))
 
+        def record(status, detail=""):
+            return {"status": status, "step": "" if status == "ok" else steps.get(path, ["worker"])[0],
+                    "detail": detail, "error": None, "graph_breaks": None, "break_reasons": [], "onnx": None,
+                    "outputs": None, "timings": {"total_s": 0.0}, "sources": []}
+
         def result(status, detail=""):
-            send({"type": "result", "id": jid, "case": name, "path": path,
-                  "record": {"status": status, "step": "" if status == "ok" else "export", "detail": detail,
-                             "error": None, "graph_breaks": None, "break_reasons": [], "onnx": None,
-                             "outputs": None, "timings": {"total_s": 0.0}, "sources": []}})
+            send({"type": "result", "id": jid, "case": name, "path": path, "record": record(status, detail)})
 
         if behaviour == "hang":
             time.sleep(3600)
@@ -145,6 +172,10 @@ def main():
             if state_dir:
                 open(os.path.join(state_dir, f"{name}.{path}.poisoned"), "w").close()
             send({"type": "poisoned", "id": jid, "case": name, "path": path, "reason": "default dtype changed to float64"})
+            sys.exit(3)
+        elif behaviour == "poisonrecord":
+            send({"type": "poisoned", "id": jid, "case": name, "path": path,
+                  "reason": "inference mode changed from False to True", "record": record("fail", "fake fail")})
             sys.exit(3)
         elif behaviour == "alloc":
             block = bytearray(b"\x01") * (600 << 20)

@@ -8,10 +8,13 @@ no_grad with seed 0; compilation happens inside that call), ``compare``.
 - A failure of explain alone does not hide the compile result: graph_breaks stays null, the explain
   error is kept as the record's error, and compile still runs.
 - ``graph_breaks`` is never negative (see ``graph_break_count``); ``break_reasons`` are the first
-  line of each reason, scrubbed, deduplicated in order, at most 20.
+  line of each reason, scrubbed, deduplicated in order, at most 20; ``break_frames`` is the
+  parallel list of where Dynamo broke: for each reason, the library frames of its user stack
+  (the first occurrence's, when the text repeats), at most 6, innermost first.
 - Statuses: ``ok``; ``ok-breaks`` when graph_breaks > 0 (detail "N graph breaks"); ``mismatch``;
   ``fail``; check=False cases stay ``ok-unverified`` and mention their breaks in the detail.
-- Timings: capture_s = explain + compile (first call); run_s is null (the compared call compiled).
+- Timings: capture_s = explain + compile (first call), also when the compile fails; run_s is null
+  (the compared call compiled).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import os
 import time
 from typing import Any
 
-from opsweep.evidence import first_line, scrub
+from opsweep.evidence import first_line, scrub, stack_frames
 from opsweep.flatten import flatten
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext
 
@@ -64,11 +67,15 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
             with torch.no_grad():
                 explained = torch._dynamo.explain(ctx.module(flat_outputs=False))(*ctx.inputs())
             reasons: list[str] = []
+            frames: list[list[str]] = []
             for br in explained.break_reasons:
                 text = scrub(first_line(str(getattr(br, "reason", br))))
                 if text and text not in reasons:
                     reasons.append(text)
+                    stack = [(f.filename, f.lineno or 0) for f in getattr(br, "user_stack", None) or []]
+                    frames.append(stack_frames(stack, ctx.library))
             ctx.break_reasons = reasons[:MAX_REASONS]
+            ctx.break_frames = frames[:MAX_REASONS]
             ctx.graph_breaks = graph_break_count(int(explained.graph_break_count), len(explained.break_reasons))
         except Exception as e:  # noqa: BLE001 - explain failing alone must not hide compile
             ctx.side_error = e
@@ -87,11 +94,13 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
 
         breaks = ctx.graph_breaks or 0
         detail = _breaks_text(breaks) if breaks > 0 else ""
-        outcome = ctx.verify(run, "compile", ok_status="ok-breaks" if breaks > 0 else "ok", ok_detail=detail)
-        # the first call compiled: it is capture time, and there is no separate run time
-        ctx.capture_s = explain_s + (ctx.run_s or 0.0)
-        ctx.run_s = None
-        return outcome
+        t1 = time.perf_counter()
+        try:
+            return ctx.verify(run, "compile", ok_status="ok-breaks" if breaks > 0 else "ok", ok_detail=detail)
+        finally:
+            # the first call compiled: it is capture time, and there is no separate run time
+            ctx.capture_s = explain_s + (ctx.run_s if ctx.run_s is not None else time.perf_counter() - t1)
+            ctx.run_s = None
     finally:
         torch._dynamo.reset()
 

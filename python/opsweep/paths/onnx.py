@@ -9,14 +9,24 @@ trace inputs, on fresh inputs and (check=False cases) twice more for the randomn
 do). The record's ``onnx`` object holds the sorted, unique op
 types of every node (functions and subgraphs included) and the serialized size in KiB, as soon as
 the export succeeded. Timings: capture_s = export + checker + ort-load, run_s = ort-run.
+
+Where an export fails: an error raised while torch.onnx translates the exported program (e.g. no
+ONNX lowering for an aten operation) has no library frame on its stack. The fx node being
+translated is a local of torch.onnx's frames in the traceback (``failing_fx_node``); the eager
+call is run once more under a dispatch mode that records the Python stack where it first invokes
+that node's operation (``ProbeContext.op_call_stack``), else the node's own ``stack_trace`` (which
+non-strict export keeps for ``forward`` frames only) is used. The stack is attached to the
+exception (``evidence.attach_stack``) and becomes the record's ``error.frames``.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import time
 from typing import Any, Callable, Iterable
 
+from opsweep.evidence import attach_stack, exception_chain
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext, dist_version
 
 OPSET = 18
@@ -78,6 +88,44 @@ def cache_torchlib_ops() -> bool:
         return False
 
 
+def failing_fx_node(exc: BaseException) -> Any:
+    """The torch.fx call_function node torch.onnx was translating when ``exc`` was raised, or None:
+    the innermost traceback frame (root cause first) with a local ``node`` that is one."""
+    import torch.fx
+
+    for e in reversed(exception_chain(exc)):
+        found = None
+        tb = e.__traceback__
+        while tb is not None:
+            node = tb.tb_frame.f_locals.get("node")
+            if isinstance(node, torch.fx.Node) and node.op == "call_function":
+                found = node
+            tb = tb.tb_next
+        if found is not None:
+            return found
+    return None
+
+
+_STACK_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _node_stack(node: Any) -> list[tuple[str, int]]:
+    """The node's recorded ``stack_trace`` as (filename, line) pairs, outermost first."""
+    text = node.meta.get("stack_trace") or ""
+    return [(m.group(1), int(m.group(2))) for m in _STACK_LINE.finditer(text)]
+
+
+def locate_failed_node(ctx: ProbeContext, exc: BaseException) -> None:
+    """Attach to ``exc`` where the eager call invokes the operation of the node that failed."""
+    node = failing_fx_node(exc)
+    if node is None:
+        return
+    ops = [op for op in (node.target, node.meta.get("original_aten")) if op is not None and hasattr(op, "overloadpacket")]
+    stack = ctx.op_call_stack(ops) or _node_stack(node)
+    if stack:
+        attach_stack(exc, stack)
+
+
 def probe_onnx(ctx: ProbeContext) -> Outcome:
     import onnx
     import onnxruntime as ort
@@ -89,9 +137,13 @@ def probe_onnx(ctx: ProbeContext) -> Outcome:
     module = ctx.module(flat_outputs=True)
     inputs = ctx.inputs()
     t0 = time.perf_counter()
-    program = torch.onnx.export(
-        module, inputs, dynamo=True, opset_version=OPSET, verbose=False, artifacts_dir=ctx.workdir
-    )
+    try:
+        program = torch.onnx.export(
+            module, inputs, dynamo=True, opset_version=OPSET, verbose=False, artifacts_dir=ctx.workdir
+        )
+    except Exception as e:
+        locate_failed_node(ctx, e)
+        raise
     if program is None:
         raise RuntimeError("torch.onnx.export returned no program")
     model = program.model_proto

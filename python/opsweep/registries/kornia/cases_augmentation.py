@@ -4,7 +4,7 @@ Each augmentation has two cases:
 
 * ``Op`` (or ``Op[variant]``), deterministic: the parameters are sampled once, here, with a fixed seed
   (``aug.forward_parameters(shape)`` under a forked RNG), and then fed to the graph as inputs. The
-  wrapper (``_Replay``) rebuilds the parameter structure from its inputs and calls
+  wrapper (``WithParams``) rebuilds the parameter structure from its inputs and calls
   ``aug(*data, params=params)``, so nothing is sampled inside the graph and the case is compared with
   eager (``check=True``). Containers record a list of ``ParamItem`` (``PatchParamItem`` for
   ``PatchSequential``); their tensors are flattened to inputs the same way and rebuilt in ``forward``.
@@ -44,8 +44,7 @@ class's own code runs (the gate, input standardisation, parameter replay and ble
 
 from __future__ import annotations
 
-import copy
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, Sequence
 
 import torch
 from torch import nn
@@ -61,7 +60,7 @@ from kornia.geometry.transform import warp_affine, warp_affine3d
 from kornia.constants import DataKey
 
 from opsweep import case
-from opsweep.registries.kornia._common import batch, img, rand, randint
+from opsweep.registries.kornia._common import ModuleCall, WithParams, batch, img, rand, randint, split_params
 
 CASES: list = []
 
@@ -160,50 +159,6 @@ def boxes_corners() -> torch.Tensor:
 # ----------------------------------------------------------------------------------------------------------
 
 
-class _Slot:
-    """Where the i-th parameter input goes back into the parameter structure."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-
-    def __repr__(self) -> str:
-        return f"<param input {self.index}>"
-
-
-def _split(obj: Any, tensors: List[torch.Tensor], keys: List[str], path: str, key: str | None) -> Any:
-    """Replace each sampled tensor of a parameter structure by a _Slot; collect the tensors in order."""
-    if isinstance(obj, torch.Tensor):
-        if key in SHAPE_KEYS:
-            return obj.clone()
-        tensors.append(obj.detach().clone().contiguous())
-        keys.append(path)
-        return _Slot(len(tensors) - 1)
-    if isinstance(obj, dict):
-        return {k: _split(v, tensors, keys, f"{path}.{k}" if path else str(k), k) for k, v in obj.items()}
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # ParamItem, PatchParamItem
-        return type(obj)(*[_split(v, tensors, keys, f"{path}.{f}" if path else f, None) for f, v in zip(obj._fields, obj)])
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_split(v, tensors, keys, f"{path}[{i}]", None) for i, v in enumerate(obj))
-    return copy.deepcopy(obj)
-
-
-def _join(template: Any, inputs: Sequence[torch.Tensor]) -> Any:
-    """Rebuild a parameter structure from its template and the parameter inputs (fresh containers each call)."""
-    if isinstance(template, _Slot):
-        return inputs[template.index]
-    if isinstance(template, torch.Tensor):
-        return template
-    if isinstance(template, dict):
-        return {k: _join(v, inputs) for k, v in template.items()}
-    if isinstance(template, tuple) and hasattr(template, "_fields"):
-        return type(template)(*[_join(v, inputs) for v in template])
-    if isinstance(template, (list, tuple)):
-        return type(template)(_join(v, inputs) for v in template)
-    return template
-
-
 def sample_params(
     module: nn.Module,
     shape: Sequence[int],
@@ -224,48 +179,6 @@ def _transplant_params(aug: nn.Module, data: Sequence[torch.Tensor]) -> Dict[str
     """RandomTransplantation draws its label selection from the mask: record that too (params_from_input)."""
     params = aug.forward_parameters(data[0].shape)
     return aug.params_from_input(*data, data_keys=[DataKey.INPUT, DataKey.MASK], params=params)
-
-
-def split_params(params: Any) -> tuple:
-    """(template, tensors, paths): the parameter structure with its sampled tensors taken out as inputs."""
-    tensors: List[torch.Tensor] = []
-    paths: List[str] = []
-    template = _split(params, tensors, paths, "", None)
-    return template, tensors, paths
-
-
-class _Replay(nn.Module):
-    """Calls ``aug(*data, params=params)``; the sampled tensors of ``params`` are the trailing inputs."""
-
-    def __init__(self, aug: nn.Module, template: Any, n_data: int, target: Any, call_kwargs: Dict[str, Any] | None = None):
-        super().__init__()
-        self.aug = aug
-        self._template = template
-        self._n_data = n_data
-        self._call_kwargs = dict(call_kwargs or {})
-        self.__opsweep_target__ = target
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        data, param_inputs = inputs[: self._n_data], inputs[self._n_data :]
-        return self.aug(*data, params=_join(self._template, param_inputs), **self._call_kwargs)
-
-
-class _Call(nn.Module):
-    """Calls ``fn(module, *inputs)``: for call structures that are not a plain ``module(*inputs)``."""
-
-    def __init__(self, module: nn.Module, fn: Callable[..., Any], target: Any, template: Any = None, n_data: int = 0):
-        super().__init__()
-        self.module = module
-        self._fn = fn
-        self._template = template
-        self._n_data = n_data
-        self.__opsweep_target__ = target
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        if self._template is None:
-            return self._fn(self.module, *inputs)
-        data, param_inputs = inputs[: self._n_data], inputs[self._n_data :]
-        return self._fn(self.module, _join(self._template, param_inputs), *data)
 
 
 def _param_note(paths: Sequence[str]) -> str:
@@ -296,12 +209,12 @@ def add_pair(
     if det:
         aug = make()
         params = sample_params(aug, shape if shape is not None else data[0].shape, seed, params_fn, data)
-        template, tensors, paths = split_params(params)
+        template, tensors, paths = split_params(params, SHAPE_KEYS)
         CASES.append(
             case(
                 name,
                 group,
-                _Replay(aug, template, len(data), type(aug), call_kwargs),
+                WithParams(aug, template, len(data), type(aug), call_kwargs=call_kwargs),
                 [*data, *tensors],
                 note="; ".join(x for x in (note, _param_note(paths)) if x),
                 atol=atol,
@@ -313,7 +226,7 @@ def add_pair(
         aug = make()
         target: Any = aug
         if call_kwargs:
-            target = _Call(aug, lambda m, *xs: m(*xs, **call_kwargs), type(aug))
+            target = ModuleCall(aug, lambda m, *xs: m(*xs, **call_kwargs), type(aug))
         CASES.append(
             case(
                 f"{name}[random]",
@@ -655,14 +568,32 @@ add_pair(
     GCON,
     lambda: KA.AugmentationSequential(KA.RandomAffine(15.0, p=1.0), KA.RandomMixUpV2(p=1.0)),
     [images()],
-    note="RandomAffine + RandomMixUpV2 (class labels through a mix child are not supported by kornia)",
+    note="RandomAffine + RandomMixUpV2 (class labels through a mix child: see AugmentationSequential[mix,label])",
+)
+add_pair(
+    "AugmentationSequential[mix,label]",
+    GCON,
+    lambda: KA.AugmentationSequential(KA.RandomAffine(15.0, p=1.0), KA.RandomMixUpV2(p=1.0), data_keys=["input", "label"]),
+    [images(), class_labels()],
+    random=False,
+    note="images and their int64 class labels (data_keys input, label) through RandomAffine + RandomMixUpV2, which "
+    "takes labels on its own: kornia 0.9.0 raises NotImplementedError for labels through a mix child in a container",
 )
 add_pair(
     "AugmentationSequential[3d]",
     GCON,
     lambda: KA.AugmentationSequential(KA.RandomAffine3D(15.0, p=1.0), KA.RandomHorizontalFlip3D(p=1.0)),
     [volumes()],
-    note="3D children on volumes (kornia does not support 3D masks in containers)",
+    note="3D children on volumes (masks and inverse: AugmentationSequential[3d,mask], AugmentationSequential.inverse[3d])",
+)
+add_pair(
+    "AugmentationSequential[3d,mask]",
+    GCON,
+    lambda: KA.AugmentationSequential(KA.RandomAffine3D(15.0, p=1.0), KA.RandomHorizontalFlip3D(p=1.0), data_keys=["input", "mask"]),
+    [volumes(), (volumes(31) > 0.5).float()],
+    random=False,
+    note="2x1x8x16x16 volumes and binary masks of the same layout (data_keys input, mask): kornia 0.9.0 raises "
+    "NotImplementedError for masks through 3D geometric children",
 )
 add_pair(
     "AugmentationSequential[nested]",
@@ -711,12 +642,12 @@ def add_call_pair(
     """Like add_pair, for call structures other than ``module(*data, params=...)``."""
     module = make()
     params = sample_params(module, data[0].shape, seed, params_fn, data)
-    template, tensors, paths = split_params(params)
+    template, tensors, paths = split_params(params, SHAPE_KEYS)
     CASES.append(
         case(
             name,
             group,
-            _Call(module, det_call, target, template, len(data)),
+            WithParams(module, template, len(data), target, call=det_call),
             [*data, *tensors],
             note="; ".join(x for x in (note, _param_note(paths)) if x),
         )
@@ -725,7 +656,7 @@ def add_call_pair(
         case(
             f"{name}[random]",
             group,
-            _Call(make(), random_call, target),
+            ModuleCall(make(), random_call, target),
             list(data),
             note="; ".join(x for x in (note, "parameters sampled inside the graph") if x),
             check=False,
@@ -743,6 +674,22 @@ add_call_pair(
     _dict_call_random,
     target=KA.AugmentationSequential,
     note="called with a dict {'image', 'mask', 'bbox_xyxy'}: data keys read from the dict keys",
+)
+def _inverse_call_volume(module: nn.Module, params: Any, volume: torch.Tensor) -> Any:
+    return module.inverse(module(volume, params=params), params=params)
+
+
+_INV3D = KA.AugmentationSequential(KA.RandomAffine3D(15.0, p=1.0), KA.RandomHorizontalFlip3D(p=1.0))
+_INV3D_TEMPLATE, _INV3D_TENSORS, _INV3D_PATHS = split_params(sample_params(_INV3D, volumes().shape), SHAPE_KEYS)
+CASES.append(
+    case(
+        "AugmentationSequential.inverse[3d]",
+        GCON,
+        WithParams(_INV3D, _INV3D_TEMPLATE, 1, KA.AugmentationSequential.inverse, call=_inverse_call_volume),
+        [volumes(), *_INV3D_TENSORS],
+        note="forward then inverse with the same parameters on 2x1x8x16x16 volumes: kornia 0.9.0 raises "
+        "NotImplementedError for the inverse of 3D geometric children (documented); " + _param_note(_INV3D_PATHS),
+    )
 )
 add_call_pair(
     "AugmentationSequential.inverse",
@@ -1115,14 +1062,14 @@ def add_base_pair(name: str, base: type, make: Callable[[], nn.Module], data: Se
     """add_pair for a base class probed through a custom subclass: the page links the base class."""
     aug = make()
     params = sample_params(aug, data[0].shape)
-    template, tensors, paths = split_params(params)
+    template, tensors, paths = split_params(params, SHAPE_KEYS)
     full_note = f"custom subclass ({note}); " + _param_note(paths)
-    CASES.append(case(name, GBASE, _Replay(aug, template, len(data), base), [*data, *tensors], note=full_note))
+    CASES.append(case(name, GBASE, WithParams(aug, template, len(data), base), [*data, *tensors], note=full_note))
     CASES.append(
         case(
             f"{name}[random]",
             GBASE,
-            _Call(make(), lambda m, *xs: m(*xs), base),
+            ModuleCall(make(), lambda m, *xs: m(*xs), base),
             list(data),
             note=f"custom subclass ({note}); parameters sampled inside the graph",
             check=False,

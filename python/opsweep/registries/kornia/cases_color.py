@@ -19,28 +19,11 @@ import kornia.color as KC
 from kornia.color import CFA, ColorMap, ColorMapType
 
 from opsweep import case
-from opsweep.registries.kornia._common import batch, gray, img, rand, rgba
+from opsweep.registries.kornia._common import Positional, batch, gray, img, rand, rgba
 
 G = "color"
 
 NOT_SURVEYED: dict = {}
-
-
-class _Call(nn.Module):
-    """Calls a public kornia callable, binding the tensor inputs to named parameters and holding
-    non-tensor Python objects (a ColorMap, a CFA) that cannot be baked as plain kwargs."""
-
-    def __init__(self, fn, names=(), **fixed):
-        super().__init__()
-        self.fn = fn
-        self.names = tuple(names)
-        self.fixed = fixed
-        self.__opsweep_target__ = fn
-
-    def forward(self, *xs, **kw):
-        bound = dict(zip(self.names, xs))
-        rest = xs[len(self.names):]
-        return self.fn(*rest, **bound, **self.fixed, **kw)
 
 
 class _ColorMapColors(nn.Module):
@@ -182,14 +165,14 @@ CASES = [
     case("sepia[rescale=False]", G, KC.sepia, [img()], kwargs={"rescale": False}),
     case("Sepia", G, KC.Sepia(), [img()]),
     # --- colormaps -----------------------------------------------------------------------------
-    case("apply_colormap", G, _Call(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.autumn)), [gray()],
+    case("apply_colormap", G, Positional(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.autumn)), [gray()],
          note="ColorMap(base=ColorMapType.autumn), 64 colours"),
-    case("apply_colormap[jet]", G, _Call(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.jet)), [gray()]),
+    case("apply_colormap[jet]", G, Positional(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.jet)), [gray()]),
     case("apply_colormap[viridis,num_colors=256]", G,
-         _Call(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.viridis, num_colors=256)), [gray()]),
-    case("apply_colormap[batch,3ch]", G, _Call(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.turbo)), [batch()],
+         Positional(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.viridis, num_colors=256)), [gray()]),
+    case("apply_colormap[batch,3ch]", G, Positional(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.turbo)), [batch()],
          note="each input channel becomes three output channels"),
-    case("apply_colormap[uint8]", G, _Call(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.autumn)),
+    case("apply_colormap[uint8]", G, Positional(KC.apply_colormap, colormap=ColorMap(base=ColorMapType.autumn)),
          [(gray(27) * 255).to(torch.uint8)], note="integer image in [0, 255]"),
     case("ApplyColorMap", G, KC.ApplyColorMap(ColorMap(base=ColorMapType.autumn)), [gray()]),
     case("ApplyColorMap[hsv]", G, KC.ApplyColorMap(ColorMap(base="hsv", num_colors=32)), [gray()]),

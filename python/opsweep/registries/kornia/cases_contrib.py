@@ -39,32 +39,20 @@ from kornia.models.rt_detr import RTDETRConfig
 from kornia.tracking import HomographyTracker
 
 from opsweep import case
+from opsweep.case import lazy
 
 NOT_SURVEYED = {
     "kornia.contrib.compute_padding": "integer arithmetic on sizes (returns a tuple of ints): no tensor graph",
 }
 
-from ._common import Built as _Built, batch, gray, img, rand, randn
+from ._common import Built, ByName, Forward, batch, gray, img, rand, randn
 
-torch.manual_seed(0)  # random initialisation of the networks below is reproducible
+# Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
+# name (opsweep.case.construction_seed), so loading this registry builds none of them.
 
 CASES = []
 add = CASES.append
 G = "contrib"
-
-
-class _Call(nn.Module):
-    """Calls a public callable with tensors bound to named arguments (and baked constants)."""
-
-    def __init__(self, target, fn=None, names=(), const=None):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self.fn = fn if fn is not None else target
-        self.names = tuple(names)
-        self.const = dict(const or {})
-
-    def forward(self, *tensors):
-        return self.fn(**dict(zip(self.names, tensors)), **self.const)
 
 
 def _scene(h: int = 64, w: int = 128, seed: int = 100) -> torch.Tensor:
@@ -145,14 +133,14 @@ def _seeded_rand(shape, device=None, dtype=None):
     return (torch.sin(torch.arange(n, dtype=dtype, device=device) * 12.9898) * 43758.5453).frac().abs().view(shape)
 
 
-add(case("diamond_square", G, _Call(KC.diamond_square, names=(), const={"output_size": (1, 1, 33, 33)}), [],
+add(case("diamond_square", G, ByName(KC.diamond_square, (), output_size=(1, 1, 33, 33)), [],
          check=False, note="random (torch.rand inside the graph)"))
 add(case("diamond_square[tensor_params,random]", G,
-         _Call(KC.diamond_square, names=("roughness", "random_scale"), const={"output_size": (2, 3, 17, 20)}),
+         ByName(KC.diamond_square, ("roughness", "random_scale"), output_size=(2, 3, 17, 20)),
          [torch.tensor(0.6), torch.tensor(0.8)], check=False, note="roughness and scale as graph inputs"))
 add(case("diamond_square[deterministic,normalized]", G,
-         _Call(KC.diamond_square, names=("roughness", "random_scale"),
-               const={"output_size": (1, 1, 33, 33), "random_fn": _seeded_rand, "normalize_range": (0.0, 1.0)}),
+         ByName(KC.diamond_square, ("roughness", "random_scale"), output_size=(1, 1, 33, 33), random_fn=_seeded_rand,
+                normalize_range=(0.0, 1.0)),
          [torch.tensor(0.5), torch.tensor(1.0)],
          note="a deterministic random_fn (fixed pattern), so the values are compared; normalize_range=(0, 1)"))
 
@@ -229,18 +217,25 @@ def _face_detector(**kw):
 
 
 _FACE_IMG = rand(1, 3, 64, 80, seed=113)
-add(case("FaceDetector", G, _face_detector(), [_FACE_IMG],
+add(case("FaceDetector", G, lazy(_face_detector, surveys=KC.FaceDetector), [_FACE_IMG],
          note="random-init YuNet (its constructor would download the weights), default thresholds"))
-add(case("FaceDetector[low_threshold,top_k]", G, _face_detector(top_k=200, confidence_threshold=0.01, keep_top_k=50),
+add(case("FaceDetector[low_threshold,top_k]", G,
+         lazy(_face_detector, top_k=200, confidence_threshold=0.01, keep_top_k=50, surveys=KC.FaceDetector),
          [torch.cat([_FACE_IMG, rand(1, 3, 64, 80, seed=114)]).contiguous()],
          note="random-init YuNet, confidence 0.01 so that NMS gets candidates, batch of 2"))
-add(case("FaceDetector[preprocess]", G, _face_detector(), [_FACE_IMG], method="preprocess"))
+add(case("FaceDetector[preprocess]", G, lazy(_face_detector, surveys=KC.FaceDetector), [_FACE_IMG], method="preprocess"))
 
-_EDGE = KC.EdgeDetectorBuilder.build(pretrained=False, image_size=64)
-add(case("EdgeDetectorBuilder.build", G, _Built(KC.EdgeDetectorBuilder, _EDGE), [rand(1, 3, 48, 56, seed=115)],
+def _edge_detector():
+    """EdgeDetectorBuilder.build(pretrained=False, image_size=64): DexiNed at random init."""
+    return KC.EdgeDetectorBuilder.build(pretrained=False, image_size=64)
+
+
+add(case("EdgeDetectorBuilder.build", G, lazy(lambda: Built(KC.EdgeDetectorBuilder, _edge_detector()), surveys=KC.EdgeDetectorBuilder),
+         [rand(1, 3, 48, 56, seed=115)],
          note="DexiNed at random init, resized to 64x64 and back"))
 add(case("EdgeDetector", G,
-         KC.EdgeDetector(_EDGE.model, ResizePreProcessor(48, 48, "bicubic"), ResizePostProcessor("bicubic")),
+         lazy(lambda: KC.EdgeDetector(_edge_detector().model, ResizePreProcessor(48, 48, "bicubic"), ResizePostProcessor("bicubic")),
+              surveys=KC.EdgeDetector),
          [rand(2, 3, 40, 56, seed=116)], note="the random-init DexiNed network with bicubic 48x48 resizing, batch of 2"))
 class _ListCall(nn.Module):
     """Calls a model wrapper with a list of (3, H, W) images."""
@@ -254,33 +249,58 @@ class _ListCall(nn.Module):
         return self.m(list(images))
 
 
-add(case("EdgeDetector[list]", G, _ListCall(KC.EdgeDetector, _EDGE), [rand(3, 40, 48, seed=117), rand(3, 64, 56, seed=118)],
+add(case("EdgeDetector[list]", G, lazy(lambda: _ListCall(KC.EdgeDetector, _edge_detector()), surveys=KC.EdgeDetector),
+         [rand(3, 40, 48, seed=117), rand(3, 64, 56, seed=118)],
          note="a list of two differently sized images, each resized to 64x64 and back"))
 
 _RT_CFG = RTDETRConfig("resnet18d", 4, input_size=64, head_num_queries=20, head_hidden_dim=64, neck_hidden_dim=64,
                        neck_dim_feedforward=128, head_num_decoder_layers=1)
-_DET = KC.RTDETRDetectorBuilder.build(config=_RT_CFG, pretrained=False, confidence_threshold=0.0)
-add(case("RTDETRDetectorBuilder.build", G, _Built(KC.RTDETRDetectorBuilder, _DET), [rand(1, 3, 48, 80, seed=119)],
+
+
+def _rt_detr(**kw):
+    """A small RT-DETR at random init, through RTDETRDetectorBuilder.build."""
+    return KC.RTDETRDetectorBuilder.build(config=_RT_CFG, pretrained=False, **kw)
+
+
+add(case("RTDETRDetectorBuilder.build", G,
+         lazy(lambda: Built(KC.RTDETRDetectorBuilder, _rt_detr(confidence_threshold=0.0)), surveys=KC.RTDETRDetectorBuilder),
+         [rand(1, 3, 48, 80, seed=119)],
          note="a small random-init RT-DETR (resnet18d, 4 classes, 20 queries), input resized to 64x64"))
-add(case("ObjectDetector", G, _DET, [rand(2, 3, 64, 64, seed=120)], note="the random-init RT-DETR above, batch of 2"))
+add(case("ObjectDetector", G, lazy(_rt_detr, confidence_threshold=0.0, surveys=KC.ObjectDetector), [rand(2, 3, 64, 64, seed=120)],
+         note="the random-init RT-DETR above, batch of 2"))
 add(case("ObjectDetector[filtering]", G,
-         KC.RTDETRDetectorBuilder.build(config=_RT_CFG, pretrained=False, confidence_threshold=0.5,
-                                        confidence_filtering=True), [rand(1, 3, 64, 64, seed=121)],
+         lazy(_rt_detr, confidence_threshold=0.5, confidence_filtering=True, surveys=KC.ObjectDetector),
+         [rand(1, 3, 64, 64, seed=121)],
          note="confidence 0.5 with filtering"))
-add(case("SmallSRBuilder.build", G, _Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False)), [img()],
+# from_config is a documented placeholder on these two wrappers (it raises NotImplementedError whatever the
+# config): recorded at the eager step.
+add(case("ObjectDetector.from_config", G,
+         Forward(KC.ObjectDetector, lambda x: KC.ObjectDetector.from_config(_RT_CFG)(x)), [rand(1, 3, 64, 64, seed=125)],
+         note="from_config(RTDETRConfig) (the configuration its builder takes), then the image: kornia 0.9.0 raises "
+         "NotImplementedError (a documented placeholder; RTDETRDetectorBuilder.build is the way in)"))
+add(case("EdgeDetector.from_config", G,
+         Forward(KC.EdgeDetector, lambda x: KC.EdgeDetector.from_config({"pretrained": False, "image_size": 64})(x)),
+         [rand(1, 3, 48, 56, seed=126)],
+         note="from_config with EdgeDetectorBuilder.build's arguments as the configuration (its signature takes any "
+         "object), then the image: kornia 0.9.0 raises NotImplementedError (a documented placeholder)"))
+add(case("SmallSRBuilder.build", G,
+         lazy(lambda: Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False)), surveys=KC.SmallSRBuilder), [img()],
          note="random-init SmallSRNet; the pre-processor resizes to 224x224, output 672x672"))
 add(case("SmallSRBuilder.build[x2]", G,
-         _Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False, upscale_factor=2)), [batch()],
+         lazy(lambda: Built(KC.SmallSRBuilder, KC.SmallSRBuilder.build(pretrained=False, upscale_factor=2)),
+              surveys=KC.SmallSRBuilder), [batch()],
          note="random init, upscale 2"))
 add(case("RRDBNetBuilder.build", G,
-         _Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x4plus_anime_6B", pretrained=False)),
+         lazy(lambda: Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x4plus_anime_6B", pretrained=False)),
+              surveys=KC.RRDBNetBuilder),
          [rand(1, 3, 16, 20, seed=122)], note="random init; the 6-block anime variant (23 blocks is beyond the time budget)"))
 add(case("RRDBNetBuilder.build[x2plus]", G,
-         _Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x2plus", pretrained=False)),
+         lazy(lambda: Built(KC.RRDBNetBuilder, KC.RRDBNetBuilder.build("RealESRGAN_x2plus", pretrained=False)),
+              surveys=KC.RRDBNetBuilder),
          [rand(1, 3, 8, 12, seed=123)], note="random init; 23 blocks at scale 2 on an 8x12 image"))
 add(case("SuperResolution", G,
-         KC.SuperResolution(__import__("kornia").models.RRDBNet(3, 3, num_feat=16, num_block=1, num_grow_ch=8).eval(),
-                            nn.Identity(), nn.Identity()), [rand(1, 3, 16, 20, seed=124)],
+         lazy(lambda: KC.SuperResolution(__import__("kornia").models.RRDBNet(3, 3, num_feat=16, num_block=1, num_grow_ch=8).eval(),
+                                         nn.Identity(), nn.Identity()), surveys=KC.SuperResolution), [rand(1, 3, 16, 20, seed=124)],
          note="a 1-block random-init RRDBNet, no pre/post-processing"))
 
 # ------------------------------------------------------------------------------------------------- stitching / tracking
@@ -320,8 +340,8 @@ class _Tracker(nn.Module):
 
 _TGT = _gray(SCENE[..., 20:100]).contiguous()
 _FRAME = _gray(SCENE[..., 24:104]).contiguous()
-add(case("HomographyTracker", "tracking", _Tracker(_TGT), [_FRAME], check=False,
+add(case("HomographyTracker", "tracking", lazy(_Tracker, _TGT), [_FRAME], check=False,
          note="scale-space SIFT + SMNN matchers for both stages (the defaults download GFTTAffNetHardNet and LoFTR weights); "
          "RANSAC samples inside the graph"))
-add(case("HomographyTracker[match_initial]", "tracking", _Tracker(_TGT), [_FRAME], method="match_initial", check=False,
+add(case("HomographyTracker[match_initial]", "tracking", lazy(_Tracker, _TGT), [_FRAME], method="match_initial", check=False,
          note="the initial (full) matching stage alone; RANSAC samples inside the graph"))

@@ -7,8 +7,9 @@ Every morphology operator has its plain default form (3x3 flat kernel of ones, g
 
 Not surveyed:
     kornia.enhance.ThresholdType  an enum; surveyed as the `type` argument of threshold / Threshold.
-    (variant) threshold[THRESH_OTSU]  raises NotImplementedError in kornia 0.9.0 whatever the input;
-                                  Otsu thresholding is surveyed as filters.otsu_threshold.
+
+threshold / Threshold with THRESH_OTSU raise NotImplementedError in kornia 0.9.0 whatever the input: their
+cases (valid inputs) record that at the eager step. Otsu thresholding is surveyed as filters.otsu_threshold.
 """
 
 from __future__ import annotations
@@ -24,27 +25,12 @@ import kornia.morphology as KM
 from kornia.enhance import ThresholdType
 
 from opsweep import case
-from opsweep.registries.kornia._common import batch, detector_image, gray, img, rand, randn, volume
+from opsweep.registries.kornia._common import ByName, batch, detector_image, gray, img, rand, randn, volume
 
 GE = "enhance"
 GM = "morphology"
 
 NOT_SURVEYED: dict = {}  # ThresholdType is an enum (a type, not counted); surveyed as threshold's `type` argument
-
-
-class _Call(nn.Module):
-    """Calls a public kornia callable with the tensor inputs bound to named parameters (for tensor
-    arguments that follow a Python-valued one)."""
-
-    def __init__(self, fn, names=(), **fixed):
-        super().__init__()
-        self.fn = fn
-        self.names = tuple(names)
-        self.fixed = fixed
-        self.__opsweep_target__ = fn
-
-    def forward(self, *xs, **kw):
-        return self.fn(**dict(zip(self.names, xs)), **self.fixed, **kw)
 
 
 class _ZCAFitted(nn.Module):
@@ -102,13 +88,29 @@ def _threshold_cases():
     ]
     for t in ThresholdType:
         if t in (ThresholdType.THRESH_BINARY, ThresholdType.THRESH_OTSU):
-            continue  # THRESH_OTSU raises NotImplementedError in kornia 0.9.0 (use filters.otsu_threshold)
+            continue  # THRESH_BINARY is the plain form above; THRESH_OTSU has its own cases below
         out.append(case(f"threshold[{t.name}]", GE, KE.threshold, [IMG], kwargs={"thresh": 0.5, "maxval": 1.0, "type": t}))
+    # THRESH_OTSU is a member of the public ThresholdType, alone or OR-ed with a fixed type as in OpenCV; kornia
+    # 0.9.0 raises NotImplementedError for it (documented): recorded at the eager step.
+    out.append(case("threshold[THRESH_OTSU]", GE, KE.threshold, [IMG],
+                    kwargs={"thresh": 0.5, "maxval": 1.0, "type": ThresholdType.THRESH_OTSU},
+                    note=_OTSU_NOTE.format("type=ThresholdType.THRESH_OTSU")))
+    out.append(case("threshold[THRESH_TRUNC|THRESH_OTSU]", GE, KE.threshold, [IMG],
+                    kwargs={"thresh": 0.5, "maxval": 1.0,
+                            "type": int(ThresholdType.THRESH_TRUNC) | int(ThresholdType.THRESH_OTSU)},
+                    note=_OTSU_NOTE.format("type=THRESH_TRUNC | THRESH_OTSU (the OpenCV idiom; the signature takes an int)")))
     out.append(case("threshold[thresh=tensor]", GE, KE.threshold, [BATCH, torch.tensor([0.3, 0.6]).view(2, 1, 1, 1)],
                     kwargs={"maxval": 1.0}, note="per-sample threshold as a graph input"))
     out.append(case("Threshold", GE, KE.Threshold(0.5, 1.0), [IMG]))
     out.append(case("Threshold[TRUNC]", GE, KE.Threshold(0.5, 1.0, ThresholdType.THRESH_TRUNC), [IMG]))
+    out.append(case("Threshold[OTSU]", GE, KE.Threshold(0.5, 1.0, ThresholdType.THRESH_OTSU), [IMG],
+                    note=_OTSU_NOTE.format("Threshold(0.5, 1.0, ThresholdType.THRESH_OTSU); its forward")))
     return out
+
+
+_OTSU_NOTE = ("{} on a valid 1x3x32x40 image in [0, 1] (thresh 0.5, which Otsu would replace, maxval 1.0): "
+              "kornia 0.9.0 raises NotImplementedError (documented under Raises); filters.otsu_threshold is "
+              "kornia's Otsu")
 
 
 CASES = [
@@ -156,7 +158,7 @@ CASES = [
          [BATCH, torch.tensor([0.5, 2.0])]),
     case("AdjustSaturationWithGraySubtraction", GE, KE.AdjustSaturationWithGraySubtraction(2.0), [IMG]),
     # --- blending, inversion, posterize, sharpness, solarize, shifts -----------------------------
-    case("add_weighted", GE, _Call(KE.add_weighted, ["src1", "src2"]), [IMG, img(54)],
+    case("add_weighted", GE, ByName(KE.add_weighted, ["src1", "src2"]), [IMG, img(54)],
          kwargs={"alpha": 0.6, "beta": 0.4, "gamma": 0.1}),
     case("add_weighted[weights=tensor]", GE, KE.add_weighted,
          [BATCH, torch.tensor([0.6, 0.3]).view(2, 1, 1, 1), batch(55), torch.tensor([0.4, 0.7]).view(2, 1, 1, 1),
@@ -194,7 +196,7 @@ CASES = [
          kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "kernel": "uniform"}),
     case("image_histogram2d[kernel=epanechnikov]", GE, KE.image_histogram2d, [IMG],
          kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "kernel": "epanechnikov"}),
-    case("image_histogram2d[centers=tensor]", GE, _Call(KE.image_histogram2d, ["image", "centers"]),
+    case("image_histogram2d[centers=tensor]", GE, ByName(KE.image_histogram2d, ["image", "centers"]),
          [IMG, torch.linspace(0.0, 1.0, 32)], kwargs={"min": 0.0, "max": 1.0, "n_bins": 32, "bandwidth": 1.0 / 31}),
     # --- integral images ---------------------------------------------------------------------
     case("integral_image", GE, KE.integral_image, [IMG]),

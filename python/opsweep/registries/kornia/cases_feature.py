@@ -41,42 +41,21 @@ from kornia.geometry.subpix import ConvQuadInterp3d
 from kornia.geometry.transform import ScalePyramid
 
 from opsweep import case
+from opsweep.case import lazy
 
 NOT_SURVEYED = {
     "kornia.feature.KORNIA_CHECK_LAF": "a validation helper returning a Python bool (or raising): no tensor output",
     "kornia.feature.adalam.get_adalam_default_config": "returns AdaLAM's default configuration dict: no tensors",
 }
 
-from ._common import detector_image, homography, img, rand, randn
+from ._common import Assembled, ByName, Positional, detector_image, homography, img, rand, randn
 
-torch.manual_seed(0)  # random init of the networks below is reproducible
+# Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
+# name (opsweep.case.construction_seed), so loading this registry builds none of them.
 
 H, W = 64, 80  # detector image size
 
 # ------------------------------------------------------------------------------------------------- helpers
-
-
-class _Call(nn.Module):
-    """Calls a public function or module with tensors bound to named arguments.
-
-    ``names`` are the argument names of the tensor inputs, in order; ``const`` are baked constants.
-    ``build`` optionally turns the named tensors into the real call arguments (for dict inputs).
-    """
-
-    def __init__(self, target, fn=None, names=(), const=None, build=None):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self.fn = fn if fn is not None else target
-        self.names = tuple(names)
-        self.const = dict(const or {})
-        self.build = build
-
-    def forward(self, *tensors):
-        named = dict(zip(self.names, tensors))
-        if self.build is not None:
-            args, kwargs = self.build(**named)
-            return self.fn(*args, **kwargs, **self.const)
-        return self.fn(**named, **self.const)
 
 
 def _assemble(cls, init_base, *args, **kwargs):
@@ -170,15 +149,15 @@ G_DET = "feature.detectors"
 add(case("harris_response", G_DET, KF.harris_response, [DET]))
 add(case("harris_response[k=0.06,diff]", G_DET, KF.harris_response, [DET], kwargs={"k": 0.06, "grads_mode": "diff"}))
 add(case("harris_response[sigmas]", G_DET,
-         _Call(KF.harris_response, names=("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
+         ByName(KF.harris_response, ("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
 add(case("gftt_response", G_DET, KF.gftt_response, [DET]))
 add(case("gftt_response[diff]", G_DET, KF.gftt_response, [DET], kwargs={"grads_mode": "diff"}))
 add(case("gftt_response[sigmas]", G_DET,
-         _Call(KF.gftt_response, names=("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
+         ByName(KF.gftt_response, ("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
 add(case("hessian_response", G_DET, KF.hessian_response, [DET]))
 add(case("hessian_response[diff]", G_DET, KF.hessian_response, [DET], kwargs={"grads_mode": "diff"}))
 add(case("hessian_response[sigmas]", G_DET,
-         _Call(KF.hessian_response, names=("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
+         ByName(KF.hessian_response, ("input", "sigmas")), [DET2, torch.tensor([1.0, 2.0])]))
 add(case("dog_response", G_DET, KF.dog_response, [STACK]))
 add(case("dog_response_single", G_DET, KF.dog_response_single, [DET]))
 add(case("dog_response_single[sigma=2,3.2]", G_DET, KF.dog_response_single, [DET], kwargs={"sigma1": 2.0, "sigma2": 3.2}))
@@ -214,12 +193,13 @@ add(case("MultiResolutionDetector[num_features=64,dog]", G_DET,
 add(case("MultiResolutionDetector[orienter,affine,threshold]", G_DET,
          KF.MultiResolutionDetector(KF.CornerGFTT(), 64, ori_module=KF.LAFOrienter(19),
                                     aff_module=KF.LAFAffineShapeEstimator(19), score_threshold=1e-6), [DET]))
-add(case("KeyNet", G_DET, KF.KeyNet(pretrained=False), [DET], note="random init (pretrained=False)"))
-add(case("KeyNetDetector", G_DET, KF.KeyNetDetector(pretrained=False), [DET], note="random init (pretrained=False)"))
+add(case("KeyNet", G_DET, lazy(KF.KeyNet, pretrained=False), [DET], note="random init (pretrained=False)"))
+add(case("KeyNetDetector", G_DET, lazy(KF.KeyNetDetector, pretrained=False), [DET], note="random init (pretrained=False)"))
 add(case("KeyNetDetector[num_features=64,orinet,affnet]", G_DET,
-         KF.KeyNetDetector(False, num_features=64,
-                           ori_module=KF.LAFOrienter(angle_detector=KF.OriNet(False)),
-                           aff_module=KF.LAFAffNetShapeEstimator(False, preserve_orientation=False)),
+         lazy(lambda: KF.KeyNetDetector(False, num_features=64,
+                                        ori_module=KF.LAFOrienter(angle_detector=KF.OriNet(False)),
+                                        aff_module=KF.LAFAffNetShapeEstimator(False, preserve_orientation=False)),
+              surveys=KF.KeyNetDetector),
          [DET], note="random init (pretrained=False)"))
 
 # ------------------------------------------------------------------------------------------------- orientation / affine shape
@@ -230,20 +210,20 @@ add(case("PassLAF", G_LAF, KF.PassLAF(), [LAFS, DET]))
 add(case("PatchDominantGradientOrientation", G_LAF, KF.PatchDominantGradientOrientation(), [_patches(8, 32)]))
 add(case("PatchDominantGradientOrientation[ps=19,bins=18]", G_LAF,
          KF.PatchDominantGradientOrientation(19, 18), [_patches(8, 19)]))
-add(case("OriNet", G_LAF, KF.OriNet(pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
+add(case("OriNet", G_LAF, lazy(KF.OriNet, pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
 add(case("LAFOrienter", G_LAF, KF.LAFOrienter(), [LAFS, DET]))
 add(case("LAFOrienter[ps=19]", G_LAF, KF.LAFOrienter(19), [LAFS_B2, DET2]))
-add(case("LAFOrienter[orinet]", G_LAF, KF.LAFOrienter(32, angle_detector=KF.OriNet(False)), [LAFS, DET],
+add(case("LAFOrienter[orinet]", G_LAF, lazy(lambda: KF.LAFOrienter(32, angle_detector=KF.OriNet(False)), surveys=KF.LAFOrienter), [LAFS, DET],
          note="random init OriNet (pretrained=False)"))
 add(case("PatchAffineShapeEstimator", G_LAF, KF.PatchAffineShapeEstimator(), [_patches(8, 19)]))
 add(case("PatchAffineShapeEstimator[ps=32]", G_LAF, KF.PatchAffineShapeEstimator(32), [_patches(8, 32)]))
 add(case("LAFAffineShapeEstimator", G_LAF, KF.LAFAffineShapeEstimator(), [LAFS, DET]))
 add(case("LAFAffineShapeEstimator[ps=19,no_preserve]", G_LAF,
          KF.LAFAffineShapeEstimator(19, preserve_orientation=False), [LAFS_B2, DET2]))
-add(case("LAFAffNetShapeEstimator", G_LAF, KF.LAFAffNetShapeEstimator(pretrained=False), [LAFS, DET],
+add(case("LAFAffNetShapeEstimator", G_LAF, lazy(KF.LAFAffNetShapeEstimator, pretrained=False), [LAFS, DET],
          note="random init (pretrained=False)"))
 add(case("LAFAffNetShapeEstimator[no_preserve]", G_LAF,
-         KF.LAFAffNetShapeEstimator(False, preserve_orientation=False), [LAFS_B2, DET2],
+         lazy(KF.LAFAffNetShapeEstimator, False, preserve_orientation=False), [LAFS_B2, DET2],
          note="random init (pretrained=False)"))
 
 # ------------------------------------------------------------------------------------------------- descriptors
@@ -271,22 +251,24 @@ add(case("MKDDescriptor[polar,whitening=None]", G_DSC, KF.MKDDescriptor(kernel_t
          [_patches(8, 32)]))
 add(case("MKDDescriptor[cart,ps=41,whitening=None]", G_DSC,
          KF.MKDDescriptor(patch_size=41, kernel_type="cart", whitening=None), [_patches(8, 41)]))
-add(case("HardNet", G_DSC, KF.HardNet(pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
-add(case("HardNet8", G_DSC, KF.HardNet8(pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
-add(case("HyNet", G_DSC, KF.HyNet(pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
-add(case("TFeat", G_DSC, KF.TFeat(pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
-add(case("SOSNet", G_DSC, KF.SOSNet(pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
+add(case("HardNet", G_DSC, lazy(KF.HardNet, pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
+add(case("HardNet8", G_DSC, lazy(KF.HardNet8, pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
+add(case("HyNet", G_DSC, lazy(KF.HyNet, pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
+add(case("TFeat", G_DSC, lazy(KF.TFeat, pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
+add(case("SOSNet", G_DSC, lazy(KF.SOSNet, pretrained=False), [_patches(8, 32)], note="random init (pretrained=False)"))
 add(case("FilterResponseNorm2d", G_DSC, KF.FilterResponseNorm2d(16), [randn(2, 16, 8, 8, seed=28)]))
 add(case("FilterResponseNorm2d[learnable_eps]", G_DSC,
          KF.FilterResponseNorm2d(16, is_eps_leanable=True), [randn(2, 16, 8, 8, seed=28)]))
 add(case("TLU", G_DSC, KF.TLU(16), [randn(2, 16, 8, 8, seed=29)]))
-add(case("LAFDescriptor", G_DSC, KF.LAFDescriptor(KF.HardNet(False)), [DET, LAFS],
+add(case("LAFDescriptor", G_DSC, lazy(lambda: KF.LAFDescriptor(KF.HardNet(False)), surveys=KF.LAFDescriptor), [DET, LAFS],
          note="the default descriptor is a pretrained HardNet; here HardNet(pretrained=False), same graph"))
 add(case("LAFDescriptor[sift,ps=41]", G_DSC, KF.LAFDescriptor(KF.SIFTDescriptor(41), patch_size=41), [DET, LAFS]))
 add(case("LAFDescriptor[rgb,batch]", G_DSC, KF.LAFDescriptor(KF.SIFTDescriptor(32), patch_size=32),
          [DET_RGB.expand(2, 3, H, W).contiguous(), LAFS_B2]))
-add(case("get_laf_descriptors", G_DSC, KF.get_laf_descriptors, [DET, LAFS],
-         kwargs={"patch_descriptor": KF.HardNet(False).eval()}, note="HardNet(pretrained=False)"))
+add(case("get_laf_descriptors", G_DSC,
+         lazy(lambda: Positional(KF.get_laf_descriptors, patch_descriptor=KF.HardNet(False).eval()),
+              surveys=KF.get_laf_descriptors), [DET, LAFS],
+         note="patch_descriptor=HardNet(pretrained=False), baked in"))
 add(case("get_laf_descriptors[sift,ps=41,rgb]", G_DSC, KF.get_laf_descriptors, [DET_RGB, LAFS],
          kwargs={"patch_descriptor": KF.SIFTDescriptor(41), "patch_size": 41}))
 
@@ -356,7 +338,7 @@ _D1B = torch.stack([D1, _desc_pair(seed=44)[0]])
 _D2B = torch.stack([D2, torch.cat([_desc_pair(seed=44)[0].flip(0), _desc_pair(seed=45)[0][:8]])])
 add(case("match_smnn_batched", G_M, KF.match_smnn_batched, [_D1B, _D2B]))
 add(case("match_smnn_batched[masks]", G_M,
-         _Call(KF.match_smnn_batched, names=("desc1", "desc2", "mask1", "mask2"), const={"th": 0.9}),
+         ByName(KF.match_smnn_batched, ("desc1", "desc2", "mask1", "mask2"), th=0.9),
          [_D1B, _D2B, torch.arange(24).lt(20).expand(2, 24).contiguous(), torch.ones(2, 32, dtype=torch.bool)]))
 add(case("match_fginn", G_M, KF.match_fginn, [D1, D2, L1, L2]))
 add(case("match_fginn[mutual,th=0.9]", G_M, KF.match_fginn, [D1, D2, L1, L2],
@@ -367,11 +349,11 @@ _ADALAM_ARGS = [KF.get_laf_center(L1A).reshape(-1, 2), KF.get_laf_center(L2A).re
                 KF.get_laf_scale(L1A).reshape(-1), KF.get_laf_scale(L2A).reshape(-1)]
 _ADALAM_NAMES = ("k1", "k2", "d1", "d2", "o1", "o2", "s1", "s2")
 add(case("AdalamFilter[match_and_filter]", G_M,
-         _Call(AdalamFilter, AdalamFilter().match_and_filter, names=_ADALAM_NAMES, const={"return_dist": True}),
+         ByName(AdalamFilter().match_and_filter, _ADALAM_NAMES, surveys=AdalamFilter, return_dist=True),
          _ADALAM_ARGS, note="keypoints, orientations and scales of the AdaLAM LAFs, default configuration"))
 add(case("AdalamFilter[match_and_filter,hw,no_mnn]", G_M,
-         _Call(AdalamFilter, AdalamFilter({**get_adalam_default_config(), "force_seed_mnn": False, "min_inliers": 4}).match_and_filter,
-               names=_ADALAM_NAMES, const={"im1shape": (H, W), "im2shape": (H, W)}),
+         ByName(AdalamFilter({**get_adalam_default_config(), "force_seed_mnn": False, "min_inliers": 4}).match_and_filter,
+                _ADALAM_NAMES, surveys=AdalamFilter, im1shape=(H, W), im2shape=(H, W)),
          _ADALAM_ARGS, note="custom configuration, image sizes given"))
 add(case("match_adalam[hw]", G_M, KF.match_adalam, [D1A, D2A, L1A, L2A], kwargs={"hw1": (H, W), "hw2": (H, W)}))
 for mode in ("snn", "nn", "mnn", "smnn"):
@@ -405,18 +387,25 @@ def _lightglue(conf_name=None, **conf):
     return KF.LightGlue(None, **conf).eval()
 
 
+def _lightglue_call(names, assemble, conf_name=None, **conf):
+    """LightGlue (random init) called with the dict of two images' features assembled from the named tensors."""
+    return Assembled(_lightglue(conf_name, **conf), names, assemble, surveys=KF.LightGlue)
+
+
 _K0 = KF.get_laf_center(L1)
 _K1 = KF.get_laf_center(L2)
 _SIZE = torch.tensor([[float(W), float(H)]])
 _LG_NAMES = ("kpts0", "desc0", "kpts1", "desc1", "size0", "size1")
-add(case("LightGlue", G_M, _Call(KF.LightGlue, _lightglue(n_layers=3), names=_LG_NAMES, build=_lg_build),
+add(case("LightGlue", G_M, lazy(_lightglue_call, _LG_NAMES, _lg_build, n_layers=3, surveys=KF.LightGlue),
          [_K0, torch.cat([D1, D1], -1)[None], _K1, torch.cat([D2, D2], -1)[None], _SIZE, _SIZE],
          note="LightGlue(None, n_layers=3): random init, 256-d descriptors"))
-add(case("LightGlue[disk]", G_M, _Call(KF.LightGlue, _lightglue("disk"), names=_LG_NAMES, build=_lg_build),
-         [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE], note="the 'disk' configuration at random init"))
+add(case("LightGlue[disk]", G_M, lazy(_lightglue_call, _LG_NAMES, _lg_build, "disk", surveys=KF.LightGlue),
+         [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE],
+         note="the 'disk' configuration at random init, default filter_threshold 0.1 (few or no pairs of a random-init "
+         "matcher pass it: the match list may be empty)"))
 add(case("LightGlue[sift,scale_ori]", G_M,
-         _Call(KF.LightGlue, _lightglue("sift", n_layers=3),
-               names=_LG_NAMES + ("scales0", "oris0", "scales1", "oris1"), build=_lg_build),
+         lazy(_lightglue_call, _LG_NAMES + ("scales0", "oris0", "scales1", "oris1"), _lg_build, "sift", n_layers=3,
+              surveys=KF.LightGlue),
          [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE, KF.get_laf_scale(L1)[..., 0, 0] / 6,
           KF.get_laf_orientation(L1)[..., 0] * math.pi / 180, KF.get_laf_scale(L2)[..., 0, 0] / 6,
           KF.get_laf_orientation(L2)[..., 0] * math.pi / 180],
@@ -426,12 +415,12 @@ def _lg_laf_build(kpts0, desc0, kpts1, desc1, size0, size1, lafs0, lafs1):
 
 
 add(case("LightGlue[keynet_affnet_hardnet,laf]", G_M,
-         _Call(KF.LightGlue, _lightglue("keynet_affnet_hardnet", n_layers=3), names=_LG_NAMES + ("lafs0", "lafs1"),
-               build=_lg_laf_build),
+         lazy(_lightglue_call, _LG_NAMES + ("lafs0", "lafs1"), _lg_laf_build, "keynet_affnet_hardnet", n_layers=3,
+              surveys=KF.LightGlue),
          [_K0, D1[None], _K1, D2[None], _SIZE, _SIZE, L1, L2],
          note="the 'keynet_affnet_hardnet' configuration (add_laf) at random init, 3 layers"))
 add(case("LightGlue[xfeat,filter_threshold=0]", G_M,
-         _Call(KF.LightGlue, _lightglue("xfeat", filter_threshold=0.0), names=_LG_NAMES, build=_lg_build),
+         lazy(_lightglue_call, _LG_NAMES, _lg_build, "xfeat", filter_threshold=0.0, surveys=KF.LightGlue),
          [_K0, D1[None, :, :64].contiguous(), _K1, D2[None, :, :64].contiguous(), _SIZE, _SIZE],
          note="the 'xfeat' configuration (input projection 64->96) at random init"))
 
@@ -444,14 +433,15 @@ def _lightglue_matcher(feature_name):
     return m.eval()
 
 
-add(case("LightGlueMatcher", G_M, _lightglue_matcher("disk"), [D1, D2, L1, L2],
+add(case("LightGlueMatcher", G_M, lazy(_lightglue_matcher, "disk", surveys=KF.LightGlueMatcher), [D1, D2, L1, L2],
          note="its constructor downloads weights: built as a LightGlueMatcher('disk') around a random-init "
          "LightGlue of the 'disk' configuration (3 layers, filter_threshold=0)"))
-add(case("LightGlueMatcher[hw]", G_M, _lightglue_matcher("disk"), [D1, D2, L1, L2],
+add(case("LightGlueMatcher[hw]", G_M, lazy(_lightglue_matcher, "disk", surveys=KF.LightGlueMatcher), [D1, D2, L1, L2],
          kwargs={"hw1": (H, W), "hw2": (H, W)}, note="as LightGlueMatcher, with the image sizes given"))
-add(case("LightGlueMatcher[doghardnet]", G_M, _lightglue_matcher("doghardnet"), [D1, D2, L1, L2],
+add(case("LightGlueMatcher[doghardnet]", G_M, lazy(_lightglue_matcher, "doghardnet", surveys=KF.LightGlueMatcher), [D1, D2, L1, L2],
          note="the 'doghardnet' configuration (scale and orientation from the LAFs) at random init"))
-add(case("LightGlueMatcher[keynet_affnet_hardnet]", G_M, _lightglue_matcher("keynet_affnet_hardnet"),
+add(case("LightGlueMatcher[keynet_affnet_hardnet]", G_M,
+         lazy(_lightglue_matcher, "keynet_affnet_hardnet", surveys=KF.LightGlueMatcher),
          [D1, D2, L1, L2], note="the 'keynet_affnet_hardnet' configuration (LAF axes) at random init"))
 add(case("OnnxLightGlue", G_M, KF.OnnxLightGlue, [D1, D2],
          skip="runs a pre-exported LightGlue ONNX model that it downloads (or reads from a file); it has no "
@@ -480,14 +470,14 @@ class _LoFTRCall(nn.Module):
 
 _L0 = detector_image()
 _L1 = torch.roll(detector_image(seed=17), shifts=(2, 3), dims=(2, 3)).contiguous()
-add(case("LoFTR", G_M, _LoFTRCall(), [_L0, _L1], note="LoFTR(pretrained=None): random init; coarse threshold 0 so that the fine stage gets matches"))
+add(case("LoFTR", G_M, lazy(_LoFTRCall), [_L0, _L1], note="LoFTR(pretrained=None): random init; coarse threshold 0 so that the fine stage gets matches"))
 _MASK = torch.ones(1, H, W, dtype=torch.bool)
 _MASK[:, :, -16:] = False  # the right 16 columns are padding
-add(case("LoFTR[mask]", G_M, _LoFTRCall(), [_L0, _L1, _MASK.contiguous(), _MASK.contiguous()],
+add(case("LoFTR[mask]", G_M, lazy(_LoFTRCall), [_L0, _L1, _MASK.contiguous(), _MASK.contiguous()],
          note="LoFTR(pretrained=None), coarse threshold 0, with padding masks (the right 16 columns)"))
 
 G_INT = "feature.integrated"
-_DEDODE = KF.DeDoDe(descriptor_model="B", amp_dtype=torch.float32).eval()
+_DEDODE = lazy(KF.DeDoDe, descriptor_model="B", amp_dtype=torch.float32)
 _IMG56 = rand(1, 3, 28, 42, seed=46)
 add(case("DeDoDe", G_INT, KF.DeDoDe,
          [_IMG56], skip="the default descriptor 'G' downloads the DINOv2 ViT-L backbone in its constructor; the "
@@ -500,7 +490,7 @@ add(case("DeDoDe[B,describe]", G_INT, _DEDODE, [_IMG56, rand(1, 32, 2, seed=47, 
          method="describe", note="random init, keypoints in normalized coordinates"))
 add(case("DeDoDe[B,pad]", G_INT, _DEDODE, [rand(1, 3, 30, 40, seed=48)], kwargs={"n": 32},
          note="random init; a size not divisible by 14 is padded"))
-_DISK = KF.DISK().eval()
+_DISK = lazy(KF.DISK)
 add(case("DISK", G_INT, _DISK, [rand(1, 3, 64, 64, seed=49)], note="DISK(): random init"))
 add(case("DISK[n=64,pad]", G_INT, _DISK, [rand(2, 3, 60, 72, seed=50)],
          kwargs={"n": 64, "pad_if_not_divisible": True}, note="random init"))
@@ -512,52 +502,60 @@ _SOLD2_CFG = DetectorCfg(backbone_cfg=BackboneCfg(num_stacks=1), max_num_junctio
                          line_detector_cfg=LineDetectorCfg(use_junction_refinement=False))
 _SOLD2_NOTE = "pretrained=False (random init); one hourglass stack, at most 20 junctions, no junction refinement"
 _SOLD_IMG = DET[..., :64].contiguous()  # the hourglass needs sides divisible by 64
-_SOLD2D = KF.SOLD2_detector(pretrained=False, config=_SOLD2_CFG).eval()
+_SOLD2D = lazy(KF.SOLD2_detector, pretrained=False, config=_SOLD2_CFG)
 add(case("SOLD2_detector", G_INT, _SOLD2D, [_SOLD_IMG], note=_SOLD2_NOTE))
-_SOLD2 = KF.SOLD2(pretrained=False, config=_SOLD2_CFG).eval()
+_SOLD2 = lazy(KF.SOLD2, pretrained=False, config=_SOLD2_CFG)
 add(case("SOLD2", G_INT, _SOLD2, [_SOLD_IMG], note=_SOLD2_NOTE))
-with torch.no_grad():
-    _sold_desc = _SOLD2(_SOLD_IMG)["dense_desc"]
+# a dense descriptor map shaped like SOLD2's (1, 128, H/4, W/4), smooth and unit-norm per pixel (seeded)
+_sold_desc = torch.nn.functional.normalize(
+    torch.nn.functional.interpolate(randn(1, 128, 4, 4, seed=71), size=(16, 16), mode="bilinear", align_corners=False),
+    dim=1).contiguous()
 _SEG1 = torch.tensor([[[10.0, 10.0], [10.0, 54.0]], [[40.0, 10.0], [50.0, 54.0]], [[20.0, 20.0], [50.0, 20.0]]])
 add(case("SOLD2[match]", G_INT, _SOLD2, [_SEG1, _SEG1 + 1.0, _sold_desc, _sold_desc + 0.01 * randn(*_sold_desc.shape, seed=51)],
-         method="match", note="line matching with random-init descriptors of the detector image"))
+         method="match", note="line matching on seeded smooth unit-norm descriptor maps (the second one perturbed)"))
 add(case("aliked.deform_conv2d", G_INT, deform_conv2d,
          [randn(1, 4, 12, 12, seed=60), randn(1, 18, 10, 10, seed=61, scale=0.8), randn(6, 4, 3, 3, seed=62, scale=0.3)],
          note="3x3 kernel, fractional offsets, no padding"))
 add(case("aliked.deform_conv2d[bias,padding,mask]", G_INT,
-         _Call(deform_conv2d, names=("input", "offset", "weight", "bias", "mask"), const={"padding": (1, 1)}),
+         ByName(deform_conv2d, ("input", "offset", "weight", "bias", "mask"), padding=(1, 1)),
          [randn(2, 4, 12, 12, seed=63), randn(2, 18, 12, 12, seed=64, scale=0.8), randn(6, 4, 3, 3, seed=65, scale=0.3),
           randn(6, seed=66), rand(2, 9, 12, 12, seed=67)], note="DCNv2: modulation mask, bias, padding 1"))
 add(case("aliked.deform_conv2d[stride=2,dilation=2]", G_INT, deform_conv2d,
          [randn(1, 4, 16, 16, seed=68), randn(1, 18, 6, 6, seed=69, scale=0.8), randn(6, 4, 3, 3, seed=70, scale=0.3)],
          kwargs={"stride": (2, 2), "dilation": (2, 2)}))
-_ALIKED = KF.ALIKED().eval()
+_ALIKED = lazy(KF.ALIKED)
 add(case("ALIKED", G_INT, _ALIKED, [rand(1, 3, 64, 64, seed=52)], note="ALIKED(): random init"))
-add(case("ALIKED[max=64,batch,gray]", G_INT, KF.ALIKED(max_num_keypoints=64, detection_threshold=0.0).eval(),
+add(case("ALIKED[max=64,batch,gray]", G_INT, lazy(KF.ALIKED, max_num_keypoints=64, detection_threshold=0.0),
          [rand(2, 1, 64, 64, seed=53)], note="random init, top-64 keypoints"))
 add(case("ALIKED[forward_laf]", G_INT, _ALIKED, [rand(1, 3, 64, 64, seed=52)], method="forward_laf",
          note="random init"))
 add(case("ALIKED[extract_dense_map]", G_INT, _ALIKED, [rand(1, 3, 64, 64, seed=52)], method="extract_dense_map",
          note="random init"))
-_XFEAT = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
+_XFEAT = lazy(KF.XFeat, top_k=256, detection_threshold=0.0)
 _XI1 = rand(1, 3, 64, 96, seed=54)
 _XI2 = torch.roll(_XI1, shifts=(8, 8), dims=(2, 3)).contiguous()  # one coarse (1/8) cell
 add(case("XFeat[detectAndCompute]", G_INT, _XFEAT, [_XI1], method="detectAndCompute",
          note="XFeat(top_k=256, detection_threshold=0): random init, so every heatmap maximum counts (XFeat has no forward)"))
 add(case("XFeat[detectAndComputeDense]", G_INT, _XFEAT, [_XI1], method="detectAndComputeDense", note="random init"))
 add(case("XFeat[match_xfeat]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat", note="random init"))
-_XFEAT_STAR = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
-with torch.no_grad():  # make the random fine matcher confident, so refined matches pass its fixed 0.25 threshold
-    [m for m in _XFEAT_STAR.net.fine_matcher.modules() if isinstance(m, nn.Linear)][-1].weight.mul_(1000.0)
+def _confident_xfeat():
+    """XFeat at random init with its fine matcher made confident, so refined matches pass its fixed 0.25 threshold."""
+    m = KF.XFeat(top_k=256, detection_threshold=0.0).eval()
+    with torch.no_grad():
+        [x for x in m.net.fine_matcher.modules() if isinstance(x, nn.Linear)][-1].weight.mul_(1000.0)
+    return m
+
+
+_XFEAT_STAR = lazy(_confident_xfeat, surveys=KF.XFeat)
 add(case("XFeat[match_xfeat_star]", G_INT, _XFEAT_STAR, [_XI1, _XI2], method="match_xfeat_star",
          note="random init, last fine-matcher layer scaled by 1000 so that refinements pass the fixed 0.25 confidence"))
-add(case("XFeatModel", G_INT, KF.XFeatModel().eval(), [rand(1, 1, 64, 96, seed=55)], note="random init"))
+add(case("XFeatModel", G_INT, lazy(KF.XFeatModel), [rand(1, 1, 64, 96, seed=55)], note="random init"))
 add(case("InterpolateSparse2d", G_INT, KF.InterpolateSparse2d(), [randn(1, 8, 8, 12, seed=56),
                                                                   rand(1, 20, 2, seed=57, low=0.0, high=90.0)],
          kwargs={"H": 64, "W": 96}))
 add(case("InterpolateSparse2d[bilinear]", G_INT, KF.InterpolateSparse2d("bilinear"),
          [randn(1, 8, 8, 12, seed=56), rand(1, 20, 2, seed=57, low=0.0, high=90.0)], kwargs={"H": 64, "W": 96}))
-add(case("DeFMO", G_INT, KF.DeFMO(pretrained=False).eval(), [rand(1, 6, 32, 32, seed=58)],
+add(case("DeFMO", G_INT, lazy(KF.DeFMO, pretrained=False), [rand(1, 6, 32, 32, seed=58)],
          note="DeFMO(pretrained=False): random init"))
 
 # ------------------------------------------------------------------------------------------------- integrated pipelines
@@ -578,8 +576,8 @@ add(case("SIFTFeatureScaleSpace[upright,no_root]", G_INT,
 add(case("LocalFeature", G_INT,
          KF.LocalFeature(KF.ScaleSpaceDetector(64), KF.LAFDescriptor(KF.SIFTDescriptor(32))).eval(), [DET]))
 add(case("LocalFeature[scaling_coef=2,hardnet]", G_INT,
-         KF.LocalFeature(KF.ScaleSpaceDetector(4, resp_module=KF.CornerGFTT()),
-                         KF.LAFDescriptor(KF.HardNet(False)), 2.0).eval(), [DET],
+         lazy(lambda: KF.LocalFeature(KF.ScaleSpaceDetector(4, resp_module=KF.CornerGFTT()),
+                                      KF.LAFDescriptor(KF.HardNet(False)), 2.0), surveys=KF.LocalFeature), [DET],
          note="random-init HardNet; 4 features, all real corners (more would leave padding slots, whose constant "
          "patches HardNet's per-patch normalisation turns into noise)"))
 
@@ -606,16 +604,20 @@ def _hardnet_desc():
 
 def _keynet_det(num_features, upright, aff):
     ori = KF.PassLAF() if upright else KF.LAFOrienter(angle_detector=KF.OriNet(False))
-    return KF.KeyNetDetector(False, num_features=num_features, ori_module=ori, aff_module=aff)
+    return _firing(KF.KeyNetDetector(False, num_features=num_features, ori_module=ori, aff_module=aff))
 
 
 def _firing(det):
-    """KeyNet's last layer is conv + ReLU. In KeyNetHardNet's random draw that conv is negative on every
-    pixel, so every response is 0, the detector finds nothing and the descriptors describe padding. Negating
-    that conv (another draw from the same symmetric initialisation; the graph is unchanged) makes it fire."""
+    """KeyNet's last layer is conv + ReLU. A random draw can make that conv negative on every pixel of DET:
+    every response is 0, the detector finds nothing and the descriptors describe padding. Such a draw is
+    negated (another draw from the same symmetric initialisation; the graph is unchanged), so it fires."""
+    training = det.model.training
     with torch.no_grad():
-        det.model.last_conv[0].weight.neg_()
-        det.model.last_conv[0].bias.neg_()
+        det.model.eval()  # as the cases run it (batch norm on its running statistics)
+        if not bool((det.model(DET) > 0).any()):
+            det.model.last_conv[0].weight.neg_()
+            det.model.last_conv[0].bias.neg_()
+    det.model.train(training)
     return det
 
 
@@ -626,7 +628,7 @@ _INTEGRATED = {
     "HesAffNetHardNet": lambda n, up: (_ss_detector(n, KF.BlobHessian(), up, _affnet()), _hardnet_desc(), 1.0),
     "DoGHardNet": lambda n, up: (_ss_detector(n, None, up, None, dog=True), _hardnet_desc(), 2.0),
     "DoGAffNetHardNet": lambda n, up: (_ss_detector(n, None, up, _affnet(), dog=True), _hardnet_desc(), 2.0),
-    "KeyNetHardNet": lambda n, up: (_firing(_keynet_det(n, up, None)), _hardnet_desc(), 1.0),
+    "KeyNetHardNet": lambda n, up: (_keynet_det(n, up, None), _hardnet_desc(), 1.0),
     "KeyNetAffNetHardNet": lambda n, up: (_keynet_det(n, up, _affnet()), _hardnet_desc(), 1.0),
 }
 # Feature counts: on DET these detectors find 12 (KeyNet+AffNet) to 42 (Hessian) keypoints. Asking for more
@@ -635,14 +637,22 @@ _INTEGRATED = {
 # such descriptors by up to 0.28. So the cases ask for 8 (6 upright) and every slot is a real keypoint
 # (the scale-space detectors share the count out over octaves: asking for 12 gives only 10 real ones).
 _EXTRA_NOTE = {
-    "KeyNetHardNet": "; KeyNet's last conv negated so that its random draw fires (see _firing)",
+    "KeyNetHardNet": "; KeyNet's last conv negated when its random draw would not fire on the image (see _firing)",
+    "KeyNetAffNetHardNet": "; KeyNet's last conv negated when its random draw would not fire on the image (see _firing)",
 }
-for _name, _build in _INTEGRATED.items():
+
+
+def _integrated(name, num_features, upright):
+    """The integrated pipeline ``name`` assembled at random init (see _NOTE_ASM)."""
+    return _assemble(getattr(KF, name), KF.LocalFeature.__init__, *_INTEGRATED[name](num_features, upright))
+
+
+for _name in _INTEGRATED:
     _cls = getattr(KF, _name)
     _extra = _EXTRA_NOTE.get(_name, "")
-    add(case(_name, G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(8, False)), [DET],
+    add(case(_name, G_INT, lazy(_integrated, _name, 8, False, surveys=_cls), [DET],
              note=_NOTE_ASM.format(_name) + "; 8 features, all real keypoints" + _extra))
-    add(case(f"{_name}[upright]", G_INT, _assemble(_cls, KF.LocalFeature.__init__, *_build(6, True)), [DET],
+    add(case(f"{_name}[upright]", G_INT, lazy(_integrated, _name, 6, True, surveys=_cls), [DET],
              note=_NOTE_ASM.format(_name) + "; upright, 6 features, all real keypoints" + _extra))
 
 
@@ -666,9 +676,9 @@ add(case("LocalFeatureMatcher", G_INT,
          _LFMCall(KF.LocalFeatureMatcher(KF.SIFTFeature(128), KF.DescriptorMatcher("smnn", 0.95))), [_MI0, _MI1],
          note="SIFTFeature(128) with DescriptorMatcher('smnn', 0.95)"))
 add(case("LocalFeatureMatcher[gftt_affnet_hardnet,snn]", G_INT,
-         _LFMCall(KF.LocalFeatureMatcher(
-             _assemble(KF.GFTTAffNetHardNet, KF.LocalFeature.__init__, *_INTEGRATED["GFTTAffNetHardNet"](128, False)),
-             KF.DescriptorMatcher("snn", 0.9))), [_MI0, _MI1],
+         lazy(lambda: _LFMCall(KF.LocalFeatureMatcher(_integrated("GFTTAffNetHardNet", 128, False),
+                                                      KF.DescriptorMatcher("snn", 0.9))),
+              surveys=KF.LocalFeatureMatcher), [_MI0, _MI1],
          note="GFTTAffNetHardNet at random init (see its case) with DescriptorMatcher('snn', 0.9)"))
 add(case("LocalFeatureMatcher[precomputed]", G_INT,
          _LFMCall(KF.LocalFeatureMatcher(KF.SIFTFeature(128), KF.DescriptorMatcher("mnn"))),

@@ -23,7 +23,7 @@ from torch import nn
 import kornia.filters as KF
 
 from opsweep import case
-from opsweep.registries.kornia._common import batch, detector_image, gray, img, rand, randn, volume
+from opsweep.registries.kornia._common import ByName, batch, detector_image, gray, img, rand, randn, volume
 
 GB = "filters.blur"
 GE = "filters.edges"
@@ -31,21 +31,6 @@ GK = "filters.kernels"
 GO = "filters.other"
 
 NOT_SURVEYED: dict = {}
-
-
-class _Call(nn.Module):
-    """Calls a public kornia callable with the tensor inputs bound to named parameters (for arguments
-    that follow a Python-valued one, or keyword-only ones)."""
-
-    def __init__(self, fn, names=(), **fixed):
-        super().__init__()
-        self.fn = fn
-        self.names = tuple(names)
-        self.fixed = fixed
-        self.__opsweep_target__ = fn
-
-    def forward(self, *xs, **kw):
-        return self.fn(**dict(zip(self.names, xs)), **self.fixed, **kw)
 
 
 class _BuildKernel(nn.Module):
@@ -113,9 +98,9 @@ CASES = [
          kwargs={"kernel_size": (5, 5), "sigma": (1.5, 1.5), "border_type": "constant"}),
     case("gaussian_blur2d[border=circular]", GB, KF.gaussian_blur2d, [IMG],
          kwargs={"kernel_size": (5, 5), "sigma": (1.5, 1.5), "border_type": "circular"}),
-    case("gaussian_blur2d[sigma=tensor]", GB, _Call(KF.gaussian_blur2d, ["input", "sigma"]), [BATCH, SIGMA_B],
+    case("gaussian_blur2d[sigma=tensor]", GB, ByName(KF.gaussian_blur2d, ["input", "sigma"]), [BATCH, SIGMA_B],
          kwargs={"kernel_size": (5, 5)}, note="per-sample sigma (B, 2) as a graph input"),
-    case("gaussian_blur2d[sigma=tensor,separable=False]", GB, _Call(KF.gaussian_blur2d, ["input", "sigma"]),
+    case("gaussian_blur2d[sigma=tensor,separable=False]", GB, ByName(KF.gaussian_blur2d, ["input", "sigma"]),
          [BATCH, SIGMA_B], kwargs={"kernel_size": (5, 5), "separable": False}),
     case("GaussianBlur2d", GB, KF.GaussianBlur2d((5, 5), (1.5, 1.5)), [IMG]),
     case("GaussianBlur2d[sigma=tensor]", GB, KF.GaussianBlur2d((5, 5), torch.tensor([[1.5, 1.5]])), [IMG],
@@ -130,14 +115,14 @@ CASES = [
          kwargs={"kernel_size": 5, "angle": 35.0, "direction": 0.5, "mode": "bilinear"}),
     case("motion_blur[border=constant]", GB, KF.motion_blur, [IMG],
          kwargs={"kernel_size": 5, "angle": 35.0, "direction": 0.5, "border_type": "constant"}),
-    case("motion_blur[angle,direction=tensor]", GB, _Call(KF.motion_blur, ["input", "angle", "direction"]),
+    case("motion_blur[angle,direction=tensor]", GB, ByName(KF.motion_blur, ["input", "angle", "direction"]),
          [BATCH, torch.tensor([30.0, 120.0]), torch.tensor([0.5, -0.3])], kwargs={"kernel_size": 5},
          note="per-sample angle and direction as graph inputs"),
     case("MotionBlur", GB, KF.MotionBlur(5, 35.0, 0.5), [IMG]),
     case("motion_blur3d", GB, KF.motion_blur3d, [VOL], kwargs={"kernel_size": 3, "angle": (20.0, 30.0, 40.0), "direction": 0.5}),
     case("motion_blur3d[mode=bilinear]", GB, KF.motion_blur3d, [VOL],
          kwargs={"kernel_size": 3, "angle": (20.0, 30.0, 40.0), "direction": 0.5, "mode": "bilinear"}),
-    case("motion_blur3d[angle,direction=tensor]", GB, _Call(KF.motion_blur3d, ["input", "angle", "direction"]),
+    case("motion_blur3d[angle,direction=tensor]", GB, ByName(KF.motion_blur3d, ["input", "angle", "direction"]),
          [VOL, torch.tensor([[20.0, 30.0, 40.0]]), torch.tensor([0.5])], kwargs={"kernel_size": 3}),
     case("MotionBlur3D", GB, KF.MotionBlur3D(3, (20.0, 30.0, 40.0), 0.5), [VOL]),
     case("blur_pool2d", GB, KF.blur_pool2d, [IMG], kwargs={"kernel_size": 3}),
@@ -157,7 +142,7 @@ CASES = [
          kwargs={"kernel_size": (5, 5), "sigma_color": 0.1, "sigma_space": (1.5, 1.5), "color_distance_type": "l2"}),
     case("bilateral_blur[border=constant]", GB, KF.bilateral_blur, [IMG],
          kwargs={"kernel_size": (5, 5), "sigma_color": 0.1, "sigma_space": (1.5, 1.5), "border_type": "constant"}),
-    case("bilateral_blur[sigma=tensor]", GB, _Call(KF.bilateral_blur, ["input", "sigma_color", "sigma_space"]),
+    case("bilateral_blur[sigma=tensor]", GB, ByName(KF.bilateral_blur, ["input", "sigma_color", "sigma_space"]),
          [BATCH, torch.tensor([0.1, 0.2]), SIGMA_B], kwargs={"kernel_size": (5, 5)},
          note="per-sample sigma_color (B,) and sigma_space (B, 2) as graph inputs"),
     case("BilateralBlur", GB, KF.BilateralBlur((5, 5), 0.1, (1.5, 1.5)), [IMG]),
@@ -171,11 +156,11 @@ CASES = [
          note="1-channel guidance for a 3-channel input"),
     case("guided_blur[subsample=2]", GB, KF.guided_blur, [img(35), IMG], kwargs={"kernel_size": 5, "eps": 0.01, "subsample": 2}),
     case("guided_blur[separable=True]", GB, KF.guided_blur, [img(35), IMG], kwargs={"kernel_size": 5, "eps": 0.01, "separable": True}),
-    case("guided_blur[eps=tensor]", GB, _Call(KF.guided_blur, ["guidance", "input", "eps"]),
+    case("guided_blur[eps=tensor]", GB, ByName(KF.guided_blur, ["guidance", "input", "eps"]),
          [batch(36), BATCH, torch.tensor([0.01, 0.05])], kwargs={"kernel_size": 5}, note="per-sample eps as a graph input"),
     case("GuidedBlur", GB, KF.GuidedBlur(5, 0.01), [img(35), IMG]),
     case("unsharp_mask", GB, KF.unsharp_mask, [IMG], kwargs={"kernel_size": (5, 5), "sigma": (1.5, 1.5)}),
-    case("unsharp_mask[sigma=tensor]", GB, _Call(KF.unsharp_mask, ["input", "sigma"]), [BATCH, SIGMA_B],
+    case("unsharp_mask[sigma=tensor]", GB, ByName(KF.unsharp_mask, ["input", "sigma"]), [BATCH, SIGMA_B],
          kwargs={"kernel_size": (5, 5)}),
     case("UnsharpMask", GB, KF.UnsharpMask((5, 5), (1.5, 1.5)), [IMG]),
     # ============================== edges ===================================================
@@ -245,27 +230,27 @@ CASES = [
     case("StableDiffusionDissolving", GO, KF.StableDiffusionDissolving, [IMG],
          skip="needs the Stable Diffusion weights from the Hugging Face hub (diffusers download); nothing to probe offline"),
     # ============================== kernels ===================================================
-    case("gaussian", GK, _Call(KF.gaussian, ["sigma"]), [torch.tensor([[1.5], [2.0]])], kwargs={"window_size": 5},
+    case("gaussian", GK, ByName(KF.gaussian, ["sigma"]), [torch.tensor([[1.5], [2.0]])], kwargs={"window_size": 5},
          note="per-sample sigma (B, 1) as the graph input"),
-    case("gaussian[mean=tensor]", GK, _Call(KF.gaussian, ["sigma", "mean"]),
+    case("gaussian[mean=tensor]", GK, ByName(KF.gaussian, ["sigma", "mean"]),
          [torch.tensor([[1.5], [2.0]]), torch.tensor([[0.5], [-0.5]])], kwargs={"window_size": 5}),
-    case("get_gaussian_kernel1d", GK, _Call(KF.get_gaussian_kernel1d, ["sigma"]), [torch.tensor([[1.5], [2.0]])],
+    case("get_gaussian_kernel1d", GK, ByName(KF.get_gaussian_kernel1d, ["sigma"]), [torch.tensor([[1.5], [2.0]])],
          kwargs={"kernel_size": 5}),
-    case("get_gaussian_kernel1d[force_even]", GK, _Call(KF.get_gaussian_kernel1d, ["sigma"]), [torch.tensor([[1.5]])],
+    case("get_gaussian_kernel1d[force_even]", GK, ByName(KF.get_gaussian_kernel1d, ["sigma"]), [torch.tensor([[1.5]])],
          kwargs={"kernel_size": 4, "force_even": True}),
-    case("get_gaussian_erf_kernel1d", GK, _Call(KF.get_gaussian_erf_kernel1d, ["sigma"]), [torch.tensor([[1.5], [2.0]])],
+    case("get_gaussian_erf_kernel1d", GK, ByName(KF.get_gaussian_erf_kernel1d, ["sigma"]), [torch.tensor([[1.5], [2.0]])],
          kwargs={"kernel_size": 5}),
-    case("get_gaussian_discrete_kernel1d", GK, _Call(KF.get_gaussian_discrete_kernel1d, ["sigma"]),
+    case("get_gaussian_discrete_kernel1d", GK, ByName(KF.get_gaussian_discrete_kernel1d, ["sigma"]),
          [torch.tensor([[1.5], [2.0]])], kwargs={"kernel_size": 5}),
-    case("get_gaussian_kernel2d", GK, _Call(KF.get_gaussian_kernel2d, ["sigma"]), [SIGMA_B], kwargs={"kernel_size": (5, 5)}),
-    case("get_gaussian_kernel2d[3x7]", GK, _Call(KF.get_gaussian_kernel2d, ["sigma"]), [SIGMA_B], kwargs={"kernel_size": (3, 7)}),
-    case("get_gaussian_kernel3d", GK, _Call(KF.get_gaussian_kernel3d, ["sigma"]), [torch.tensor([[1.0, 1.5, 1.5]])],
+    case("get_gaussian_kernel2d", GK, ByName(KF.get_gaussian_kernel2d, ["sigma"]), [SIGMA_B], kwargs={"kernel_size": (5, 5)}),
+    case("get_gaussian_kernel2d[3x7]", GK, ByName(KF.get_gaussian_kernel2d, ["sigma"]), [SIGMA_B], kwargs={"kernel_size": (3, 7)}),
+    case("get_gaussian_kernel3d", GK, ByName(KF.get_gaussian_kernel3d, ["sigma"]), [torch.tensor([[1.0, 1.5, 1.5]])],
          kwargs={"kernel_size": (3, 5, 5)}),
-    case("get_motion_kernel2d", GK, _Call(KF.get_motion_kernel2d, ["angle", "direction"]),
+    case("get_motion_kernel2d", GK, ByName(KF.get_motion_kernel2d, ["angle", "direction"]),
          [torch.tensor([30.0, 120.0]), torch.tensor([0.5, -0.3])], kwargs={"kernel_size": 5}),
-    case("get_motion_kernel2d[mode=bilinear]", GK, _Call(KF.get_motion_kernel2d, ["angle", "direction"]),
+    case("get_motion_kernel2d[mode=bilinear]", GK, ByName(KF.get_motion_kernel2d, ["angle", "direction"]),
          [torch.tensor([30.0, 120.0]), torch.tensor([0.5, -0.3])], kwargs={"kernel_size": 5, "mode": "bilinear"}),
-    case("get_motion_kernel3d", GK, _Call(KF.get_motion_kernel3d, ["angle", "direction"]),
+    case("get_motion_kernel3d", GK, ByName(KF.get_motion_kernel3d, ["angle", "direction"]),
          [torch.tensor([[20.0, 30.0, 40.0]]), torch.tensor([0.5])], kwargs={"kernel_size": 3}),
     case("get_box_kernel1d", GK, _BuildKernel(KF.get_box_kernel1d, 5), [IMG],
          note="no tensor argument: built in forward for the input's dtype/device"),

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
 import kornia.geometry.calibration as KCal
 import kornia.geometry.camera as KCam
@@ -24,53 +23,9 @@ import kornia.geometry.epipolar as KE
 import kornia.geometry.homography as KH
 from kornia.geometry.ransac import RANSAC
 from opsweep import case
-from opsweep.registries.kornia._common import batch, camera_matrix, img, rand, randn
+from opsweep.registries.kornia._common import Forward, method_call, batch, camera_matrix, img, rand, randn
 
 NOT_SURVEYED: dict = {}
-
-
-# wrapper classes report this module name wherever the registry file is loaded from, so case fingerprints
-# do not depend on the checkout location
-_MOD = "opsweep.registries.kornia.cases_geometry_camera"
-
-
-def _code_id(fn) -> str:
-    """A process-independent id of a wrapper's call (its bytecode and names), so editing it changes the case fingerprint."""
-    import hashlib
-
-    code = fn.__code__
-    h = hashlib.blake2b(code.co_code + repr((code.co_names, [c for c in code.co_consts if isinstance(c, (int, float, str, tuple))])).encode(), digest_size=6)
-    return h.hexdigest()
-
-
-class _W(nn.Module):
-    """Calls a public kornia callable in a particular way; `__opsweep_target__` names the API surveyed."""
-
-    __module__ = _MOD
-
-    def __init__(self, target, fn):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self._fn = fn
-
-    def extra_repr(self) -> str:
-        return f"{getattr(self.__opsweep_target__, '__qualname__', '?')}, call={_code_id(self._fn)}"
-
-    def forward(self, *xs, **kw):
-        return self._fn(*xs, **kw)
-
-
-def _method(cls, meth, fn):
-    """A module whose attribute `meth` (and forward) rebuilds an object of `cls` from tensor inputs and calls
-    its method: the object's state is a live graph input, not a baked constant."""
-
-    def call(self, *xs, **kw):
-        return fn(*xs, **kw)
-
-    W = type(f"{cls.__name__}_{meth}", (nn.Module,), {"__module__": _MOD, meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
-    w = W()
-    w.__opsweep_target__ = cls
-    return w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,28 +217,28 @@ _Pin = KCam.PinholeCamera
 _ext2 = _Rt4(_R2, _t2)
 _pin_in = (_K4(), _ext2, *_hw())
 _pin_in2 = (_K4(2), torch.cat([_ext2, _Rt4(_R2b, _t2b)]), *_hw(2))
-add(case("PinholeCamera.project", GC, _method(_Pin, "project", lambda k, e, h, w, x: _Pin(k, e, h, w).project(x)), (*_pin_in, _X),
+add(case("PinholeCamera.project", GC, method_call(_Pin, "project", lambda k, e, h, w, x: _Pin(k, e, h, w).project(x)), (*_pin_in, _X),
          method="project", note="PinholeCamera(intrinsics, extrinsics, height, width).project(points)"))
-add(case("PinholeCamera.project[batch=2]", GC, _method(_Pin, "project", lambda k, e, h, w, x: _Pin(k, e, h, w).project(x)), (*_pin_in2, _world(20, 2)),
+add(case("PinholeCamera.project[batch=2]", GC, method_call(_Pin, "project", lambda k, e, h, w, x: _Pin(k, e, h, w).project(x)), (*_pin_in2, _world(20, 2)),
          method="project"))
-add(case("PinholeCamera.unproject", GC, _method(_Pin, "unproject", lambda k, e, h, w, p, d: _Pin(k, e, h, w).unproject(p, d)),
+add(case("PinholeCamera.unproject", GC, method_call(_Pin, "unproject", lambda k, e, h, w, p, d: _Pin(k, e, h, w).unproject(p, d)),
          (*_pin_in, _pixels(), rand(1, 20, 1, seed=122, low=2.0, high=5.0)), method="unproject"))
-add(case("PinholeCamera.intrinsics_inverse", GC, _method(_Pin, "intrinsics_inverse", lambda k, e, h, w: _Pin(k, e, h, w).intrinsics_inverse()),
+add(case("PinholeCamera.intrinsics_inverse", GC, method_call(_Pin, "intrinsics_inverse", lambda k, e, h, w: _Pin(k, e, h, w).intrinsics_inverse()),
          _pin_in2, method="intrinsics_inverse"))
-add(case("PinholeCamera.scale", GC, _method(_Pin, "scale", lambda k, e, h, w, s: (lambda c: (c.intrinsics, c.height, c.width))(_Pin(k, e, h, w).scale(s))),
+add(case("PinholeCamera.scale", GC, method_call(_Pin, "scale", lambda k, e, h, w, s: (lambda c: (c.intrinsics, c.height, c.width))(_Pin(k, e, h, w).scale(s))),
          (*_pin_in2, torch.tensor([0.5, 2.0])), method="scale", note="returns the scaled camera's intrinsics, height and width"))
-add(case("PinholeCamera.scale_", GC, _method(_Pin, "scale_", lambda k, e, h, w, s: (lambda c: (c.intrinsics, c.height, c.width))(_Pin(k, e, h, w).scale_(s))),
+add(case("PinholeCamera.scale_", GC, method_call(_Pin, "scale_", lambda k, e, h, w, s: (lambda c: (c.intrinsics, c.height, c.width))(_Pin(k, e, h, w).scale_(s))),
          (*_pin_in2, torch.tensor([0.5, 2.0])), method="scale_", note="in-place scale of a camera built inside the graph"))
-add(case("PinholeCamera.camera_matrix", GC, _method(_Pin, "camera_matrix", lambda k, e, h, w: _Pin(k, e, h, w).camera_matrix), _pin_in2,
+add(case("PinholeCamera.camera_matrix", GC, method_call(_Pin, "camera_matrix", lambda k, e, h, w: _Pin(k, e, h, w).camera_matrix), _pin_in2,
          method="camera_matrix", note="property"))
-add(case("PinholeCamera.rt_matrix", GC, _method(_Pin, "rt_matrix", lambda k, e, h, w: _Pin(k, e, h, w).rt_matrix), _pin_in2,
+add(case("PinholeCamera.rt_matrix", GC, method_call(_Pin, "rt_matrix", lambda k, e, h, w: _Pin(k, e, h, w).rt_matrix), _pin_in2,
          method="rt_matrix", note="property"))
-add(case("PinholeCamera.rotation_matrix", GC, _method(_Pin, "rotation_matrix", lambda k, e, h, w: _Pin(k, e, h, w).rotation_matrix), _pin_in2,
+add(case("PinholeCamera.rotation_matrix", GC, method_call(_Pin, "rotation_matrix", lambda k, e, h, w: _Pin(k, e, h, w).rotation_matrix), _pin_in2,
          method="rotation_matrix", note="property"))
-add(case("PinholeCamera.translation_vector", GC, _method(_Pin, "translation_vector", lambda k, e, h, w: _Pin(k, e, h, w).translation_vector), _pin_in2,
+add(case("PinholeCamera.translation_vector", GC, method_call(_Pin, "translation_vector", lambda k, e, h, w: _Pin(k, e, h, w).translation_vector), _pin_in2,
          method="translation_vector", note="property"))
 add(case("PinholeCamera.from_parameters", GC,
-         _method(_Pin, "from_parameters", lambda fx, fy, cx, cy, tx, ty, tz: (lambda c: (c.intrinsics, c.extrinsics))(
+         method_call(_Pin, "from_parameters", lambda fx, fy, cx, cy, tx, ty, tz: (lambda c: (c.intrinsics, c.extrinsics))(
              _Pin.from_parameters(fx, fy, cx, cy, 32, 40, tx, ty, tz, 2, None, torch.float32))),
          (torch.tensor([40.0, 50.0]), torch.tensor([40.0, 52.0]), torch.tensor([20.0, 19.5]), torch.tensor([16.0, 15.5]),
           torch.tensor([0.1, -0.2]), torch.tensor([0.0, 0.3]), torch.tensor([1.0, 2.0])), method="from_parameters",
@@ -296,15 +251,15 @@ _PR[0, 0, 3] = -0.5 * 40.0
 _disp = rand(1, 32, 40, 1, seed=150, low=2.0, high=12.0)
 _Stereo = KCam.StereoCamera
 add(case("StereoCamera.reproject_disparity_to_3D", GC,
-         _method(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d)), (_PL, _PR, _disp),
+         method_call(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d)), (_PL, _PR, _disp),
          method="reproject_disparity_to_3D"))
 add(case("StereoCamera.reproject_disparity_to_3D[return_mask]", GC,
-         _method(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d, return_mask=True)),
+         method_call(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d, return_mask=True)),
          (_PL.clone(), _PR.clone(), _disp.clone()), method="reproject_disparity_to_3D"))
 add(case("StereoCamera.reproject_disparity_to_3D[batch=2]", GC,
-         _method(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d)),
+         method_call(_Stereo, "reproject_disparity_to_3D", lambda l, r, d: _Stereo(l, r).reproject_disparity_to_3D(d)),
          (_PL.repeat(2, 1, 1), _PR.repeat(2, 1, 1), rand(2, 32, 40, 1, seed=151, low=2.0, high=12.0)), method="reproject_disparity_to_3D"))
-add(case("StereoCamera.Q", GC, _method(_Stereo, "Q", lambda l, r: _Stereo(l, r).Q), (_PL.clone(), _PR.clone()), method="Q",
+add(case("StereoCamera.Q", GC, method_call(_Stereo, "Q", lambda l, r: _Stereo(l, r).Q), (_PL.clone(), _PR.clone()), method="Q",
          note="property: the disparity-to-depth matrix"))
 
 # ---------------------------------------------------------------------------------------------
@@ -356,10 +311,10 @@ for nm, fn, kw, ins in [
      (batch(), _depth(2), torch.cat([_Rt4(_rot(1.0, -2.0, 1.0), torch.tensor([0.05, 0.0, 0.02])), _Rt4(_rot(-1.0, 1.0, 0.5), torch.tensor([-0.05, 0.02, 0.0]))]), _Ks(2))),
 ]:
     add(case(nm, GD, fn, ins, kwargs=kw))
-add(case("depth_to_3d_v2[xyz_grid]", GD, _W(KD.depth_to_3d_v2, lambda d, k, g: KD.depth_to_3d_v2(d, k, xyz_grid=g)),
+add(case("depth_to_3d_v2[xyz_grid]", GD, Forward(KD.depth_to_3d_v2, lambda d, k, g: KD.depth_to_3d_v2(d, k, xyz_grid=g)),
          (_depth()[:, 0], _Ks(), KD.unproject_meshgrid(32, 40, _Ks())), note="precomputed ray grid (from unproject_meshgrid) as a graph input"))
-add(case("unproject_meshgrid", GD, _W(KD.unproject_meshgrid, lambda k: KD.unproject_meshgrid(32, 40, k)), (_Ks(),)))
-add(case("unproject_meshgrid[normalize_points]", GD, _W(KD.unproject_meshgrid, lambda k: KD.unproject_meshgrid(32, 40, k, normalize_points=True)), (_Ks(),)))
+add(case("unproject_meshgrid", GD, Forward(KD.unproject_meshgrid, lambda k: KD.unproject_meshgrid(32, 40, k)), (_Ks(),)))
+add(case("unproject_meshgrid[normalize_points]", GD, Forward(KD.unproject_meshgrid, lambda k: KD.unproject_meshgrid(32, 40, k, normalize_points=True)), (_Ks(),)))
 add(case("depth_from_disparity[tensor-params]", GD, KD.depth_from_disparity,
          (rand(2, 1, 32, 40, seed=152, low=2.0, high=12.0), torch.tensor([0.5, 0.3]), torch.tensor([40.0, 45.0])),
          note="per-sample baseline and focal as graph inputs"))
@@ -382,10 +337,10 @@ def _depth_warper(k, ed, es, h, w, d, patch, **kw):
     return dw(d, patch)
 
 
-add(case("DepthWarper", GD, _W(KD.DepthWarper, _depth_warper), (*_dw_in, _depth(), img()),
+add(case("DepthWarper", GD, Forward(KD.DepthWarper, _depth_warper), (*_dw_in, _depth(), img()),
          note="DepthWarper(pinhole_dst, 32, 40).compute_projection_matrix(pinhole_src)(depth_src, patch_dst); cameras built from graph inputs"))
-add(case("DepthWarper[nearest]", GD, _W(KD.DepthWarper, lambda *a: _depth_warper(*a, mode="nearest", padding_mode="border")), (*_dw_in, _depth(), img())))
-add(case("DepthWarper[align_corners=False]", GD, _W(KD.DepthWarper, lambda *a: _depth_warper(*a, align_corners=False)), (*_dw_in, _depth(), img())))
+add(case("DepthWarper[nearest]", GD, Forward(KD.DepthWarper, lambda *a: _depth_warper(*a, mode="nearest", padding_mode="border")), (*_dw_in, _depth(), img())))
+add(case("DepthWarper[align_corners=False]", GD, Forward(KD.DepthWarper, lambda *a: _depth_warper(*a, align_corners=False)), (*_dw_in, _depth(), img())))
 
 
 def _dw_grid(k, ed, es, h, w, d):
@@ -402,12 +357,12 @@ def _dw_step(k, ed, es, h, w):
     return dw.compute_subpixel_step()
 
 
-add(case("DepthWarper.warp_grid", GD, _method(KD.DepthWarper, "warp_grid", _dw_grid), (*_dw_in, _depth()), method="warp_grid"))
-add(case("DepthWarper.compute_subpixel_step", GD, _method(KD.DepthWarper, "compute_subpixel_step", _dw_step), _dw_in, method="compute_subpixel_step"))
-add(case("depth_warp", GD, _W(KD.depth_warp, lambda k, ed, es, h, w, d, p: KD.depth_warp(*_cams(k, ed, es, h, w), d, p, 32, 40)),
+add(case("DepthWarper.warp_grid", GD, method_call(KD.DepthWarper, "warp_grid", _dw_grid), (*_dw_in, _depth()), method="warp_grid"))
+add(case("DepthWarper.compute_subpixel_step", GD, method_call(KD.DepthWarper, "compute_subpixel_step", _dw_step), _dw_in, method="compute_subpixel_step"))
+add(case("depth_warp", GD, Forward(KD.depth_warp, lambda k, ed, es, h, w, d, p: KD.depth_warp(*_cams(k, ed, es, h, w), d, p, 32, 40)),
          (*_dw_in, _depth(), img()), note="cameras built from graph inputs"))
 add(case("depth_warp[align_corners=False]", GD,
-         _W(KD.depth_warp, lambda k, ed, es, h, w, d, p: KD.depth_warp(*_cams(k, ed, es, h, w), d, p, 32, 40, align_corners=False)),
+         Forward(KD.depth_warp, lambda k, ed, es, h, w, d, p: KD.depth_warp(*_cams(k, ed, es, h, w), d, p, 32, 40, align_corners=False)),
          (*_dw_in, _depth(), img())))
 
 # ---------------------------------------------------------------------------------------------
@@ -481,8 +436,8 @@ for nm, ins in [
     ("find_essential[batch=2]", (_normalized(_p1b[:, :5]), _normalized(_p2b[:, :5]))),
 ]:
     add(case(nm, GE, KE.find_essential, ins, note=_ess_note, tags=("nan-by-design",)))
-add(case("normalize_points[weights]", GE, _W(KE.normalize_points, lambda p, w: KE.normalize_points(p, weights=w)), (_p1, _w)))
-add(case("intrinsics_like", GE, _W(KE.intrinsics_like, lambda x: KE.intrinsics_like(40.0, x)), (img(),)))
+add(case("normalize_points[weights]", GE, Forward(KE.normalize_points, lambda p, w: KE.normalize_points(p, weights=w)), (_p1, _w)))
+add(case("intrinsics_like", GE, Forward(KE.intrinsics_like, lambda x: KE.intrinsics_like(40.0, x)), (img(),)))
 add(case("random_intrinsics", GE, KE.random_intrinsics, (torch.tensor(20.0), torch.tensor(60.0)), check=False,
          note="samples the intrinsics inside the graph"))
 add(case("generate_scene", GE, KE.generate_scene, (), kwargs={"num_views": 3, "num_points": 20}, check=False,

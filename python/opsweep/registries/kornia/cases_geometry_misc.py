@@ -10,8 +10,12 @@ Not surveyed:
     kornia.geometry.load_pointcloud_ply, load_pointcloud_ply_binary, save_pointcloud_ply,
     save_pointcloud_ply_binary: read or write files on disk, not tensor operators.
     kornia.geometry.validate_bbox, validate_bbox3d: return a Python bool (an input check), not a tensor.
-    Methods without a case because kornia 0.9.0 raises NotImplementedError for them: Boxes.trim,
-    Keypoints3D.transform_keypoints / transform_keypoints_ / pad / unpad, and building Keypoints from a list.
+
+Not implemented in kornia 0.9.0 (it raises NotImplementedError whatever the input): Boxes.trim,
+Boxes.translate(method="fast"), Keypoints3D.transform_keypoints / transform_keypoints_ / pad / unpad,
+Keypoints.to_tensor / Keypoints3D.to_tensor with as_padded_sequence=True, and building Keypoints or
+Keypoints3D from a list of tensors (which the constructor's signature accepts). They have ordinary cases with valid
+inputs, recorded n/a at the eager step with kornia's error, so the page shows them.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
 import kornia.geometry.bbox as KB
 import kornia.geometry.conversions as KC
@@ -36,7 +39,7 @@ from kornia.geometry.pose import NamedPose
 from kornia.geometry.quaternion import Quaternion
 from kornia.geometry.vector import Scalar, Vector2, Vector3
 from opsweep import case
-from opsweep.registries.kornia._common import detector_image, rand, randn
+from opsweep.registries.kornia._common import Forward, method_call, detector_image, rand, randn
 
 NOT_SURVEYED: dict = {}
 
@@ -62,48 +65,14 @@ def _out(x):
     return x
 
 
-# wrapper classes report this module name wherever the registry file is loaded from, so case fingerprints
-# do not depend on the checkout location
-_MOD = "opsweep.registries.kornia.cases_geometry_misc"
+def _forward_tensors(target, fn):
+    """Forward(target, fn) returning the tensors of the kornia geometry object fn makes (_out)."""
+    return Forward(target, fn, outputs=_out)
 
 
-def _code_id(fn) -> str:
-    """A process-independent id of a wrapper's call (its bytecode and names), so editing it changes the case fingerprint."""
-    import hashlib
-
-    code = fn.__code__
-    h = hashlib.blake2b(code.co_code + repr((code.co_names, [c for c in code.co_consts if isinstance(c, (int, float, str, tuple))])).encode(), digest_size=6)
-    return h.hexdigest()
-
-
-class _W(nn.Module):
-    """Calls a public kornia callable in a particular way; `__opsweep_target__` names the API surveyed."""
-
-    __module__ = _MOD
-
-    def __init__(self, target, fn):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self._fn = fn
-
-    def extra_repr(self) -> str:
-        return f"{getattr(self.__opsweep_target__, '__qualname__', '?')}, call={_code_id(self._fn)}"
-
-    def forward(self, *xs, **kw):
-        return _out(self._fn(*xs, **kw))
-
-
-def _method(cls, meth, fn):
-    """A module whose attribute `meth` (and forward) rebuilds an object of `cls` from tensor inputs and calls
-    its method: the object's state is a live graph input, not a baked constant."""
-
-    def call(self, *xs, **kw):
-        return _out(fn(*xs, **kw))
-
-    W = type(f"{cls.__name__}_{meth.strip('_')}", (nn.Module,), {"__module__": _MOD, meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
-    w = W()
-    w.__opsweep_target__ = cls
-    return w
+def _method_tensors(cls, meth, fn):
+    """method_call(cls, meth, fn) returning the tensors of the kornia geometry object fn makes (_out)."""
+    return method_call(cls, meth, fn, outputs=_out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,12 +339,12 @@ def _liegroup_methods():
 
 
 for nm, cls, meth, fn, ins in _liegroup_methods():
-    add(case(nm, GLG, _method(cls, meth, fn), ins, method=meth))
+    add(case(nm, GLG, _method_tensors(cls, meth, fn), ins, method=meth))
 
 for cls in (So2, So3, Se2, Se3):
-    add(case(f"{cls.__name__}.identity", GLG, _method(cls, "identity", lambda c=cls: c.identity(4)), (), method="identity",
+    add(case(f"{cls.__name__}.identity", GLG, _method_tensors(cls, "identity", lambda c=cls: c.identity(4)), (), method="identity",
              note="identity(batch_size=4); no tensor inputs"))
-    add(case(f"{cls.__name__}.random", GLG, _method(cls, "random", lambda c=cls: c.random(4)), (), method="random", check=False,
+    add(case(f"{cls.__name__}.random", GLG, _method_tensors(cls, "random", lambda c=cls: c.random(4)), (), method="random", check=False,
              note="random(batch_size=4): sampled inside the graph; no tensor inputs"))
 
 # ---------------------------------------------------------------------------------------------
@@ -406,11 +375,11 @@ for nm, meth, fn, ins in [
     ("Quaternion.__truediv__", "__truediv__", lambda a, b: _Q(a) / _Q(b), (_q, _q2)),
     ("Quaternion.__pow__", "__pow__", lambda a: _Q(a) ** 0.5, (_q,)),
 ]:
-    add(case(nm, GQ, _method(_Q, meth, fn), ins, method=meth))
-add(case("Quaternion.identity", GQ, _method(_Q, "identity", lambda: _Q.identity(4)), (), method="identity", note="no tensor inputs"))
-add(case("Quaternion.from_coeffs", GQ, _method(_Q, "from_coeffs", lambda: _Q.from_coeffs(0.9, 0.1, -0.3, 0.2)), (), method="from_coeffs",
+    add(case(nm, GQ, _method_tensors(_Q, meth, fn), ins, method=meth))
+add(case("Quaternion.identity", GQ, _method_tensors(_Q, "identity", lambda: _Q.identity(4)), (), method="identity", note="no tensor inputs"))
+add(case("Quaternion.from_coeffs", GQ, _method_tensors(_Q, "from_coeffs", lambda: _Q.from_coeffs(0.9, 0.1, -0.3, 0.2)), (), method="from_coeffs",
          note="Python coefficients; no tensor inputs"))
-add(case("Quaternion.random", GQ, _method(_Q, "random", lambda: _Q.random(4)), (), method="random", check=False,
+add(case("Quaternion.random", GQ, _method_tensors(_Q, "random", lambda: _Q.random(4)), (), method="random", check=False,
          note="random(batch_size=4): sampled inside the graph; no tensor inputs"))
 
 # ---------------------------------------------------------------------------------------------
@@ -420,16 +389,16 @@ GVec = "geometry.vector"
 for cls, d in ((Vector2, 2), (Vector3, 3)):
     n = cls.__name__
     a, b = _t(4, 280, d), _t(4, 281, d)
-    add(case(f"{n}.normalized", GVec, _method(cls, "normalized", lambda x, c=cls: c(x).normalized()), (a,), method="normalized"))
-    add(case(f"{n}.dot", GVec, _method(cls, "dot", lambda x, y, c=cls: c(x).dot(c(y))), (a, b), method="dot"))
-    add(case(f"{n}.squared_norm", GVec, _method(cls, "squared_norm", lambda x, c=cls: c(x).squared_norm()), (a,), method="squared_norm"))
-    add(case(f"{n}.__add__", GVec, _method(cls, "__add__", lambda x, y, c=cls: c(x) + c(y)), (a, b), method="__add__", note="tensor arithmetic on the wrapper"))
-    add(case(f"{n}.random", GVec, _method(cls, "random", lambda c=cls: c.random((4,))), (), method="random", check=False, note="no tensor inputs"))
-add(case("Vector2.from_coords", GVec, _method(Vector2, "from_coords", lambda x, y: Vector2.from_coords(x, y)), tuple(_t(4, 282, 2).unbind(-1)), method="from_coords"))
-add(case("Vector3.from_coords", GVec, _method(Vector3, "from_coords", lambda x, y, z: Vector3.from_coords(x, y, z)), tuple(_t(4, 283, 3).unbind(-1)), method="from_coords"))
-add(case("Vector3.cross", GVec, _method(Vector3, "cross", lambda x, y: torch.linalg.cross(Vector3(x), Vector3(y))), (_t(4, 280), _t(4, 281)), method="cross",
+    add(case(f"{n}.normalized", GVec, _method_tensors(cls, "normalized", lambda x, c=cls: c(x).normalized()), (a,), method="normalized"))
+    add(case(f"{n}.dot", GVec, _method_tensors(cls, "dot", lambda x, y, c=cls: c(x).dot(c(y))), (a, b), method="dot"))
+    add(case(f"{n}.squared_norm", GVec, _method_tensors(cls, "squared_norm", lambda x, c=cls: c(x).squared_norm()), (a,), method="squared_norm"))
+    add(case(f"{n}.__add__", GVec, _method_tensors(cls, "__add__", lambda x, y, c=cls: c(x) + c(y)), (a, b), method="__add__", note="tensor arithmetic on the wrapper"))
+    add(case(f"{n}.random", GVec, _method_tensors(cls, "random", lambda c=cls: c.random((4,))), (), method="random", check=False, note="no tensor inputs"))
+add(case("Vector2.from_coords", GVec, _method_tensors(Vector2, "from_coords", lambda x, y: Vector2.from_coords(x, y)), tuple(_t(4, 282, 2).unbind(-1)), method="from_coords"))
+add(case("Vector3.from_coords", GVec, _method_tensors(Vector3, "from_coords", lambda x, y, z: Vector3.from_coords(x, y, z)), tuple(_t(4, 283, 3).unbind(-1)), method="from_coords"))
+add(case("Vector3.cross", GVec, _method_tensors(Vector3, "cross", lambda x, y: torch.linalg.cross(Vector3(x), Vector3(y))), (_t(4, 280), _t(4, 281)), method="cross",
          note="torch.linalg.cross dispatched through the tensor wrapper"))
-add(case("Scalar", GVec, _W(Scalar, lambda a, b: Scalar(a) * Scalar(b) + 1.0), (rand(4, seed=284), rand(4, seed=285)),
+add(case("Scalar", GVec, _forward_tensors(Scalar, lambda a, b: Scalar(a) * Scalar(b) + 1.0), (rand(4, seed=284), rand(4, seed=285)),
          note="Scalar wrapper arithmetic"))
 
 GLn = "geometry.line"
@@ -447,10 +416,10 @@ for nm, meth, fn, ins in [
     ("ParametrizedLine.intersect", "intersect", lambda a, b, n, d: _PL.through(a, b).intersect(Hyperplane(Vector3(n), Scalar(d))),
      (_p0, _p1, _plane_n, _plane_d)),
 ]:
-    add(case(nm, GLn, _method(_PL, meth, fn), ins, method=meth))
-add(case("fit_line", GLn, _W(fit_line, fit_line), (_pts(2, 20, 3, 299),)))
-add(case("fit_line[2d]", GLn, _W(fit_line, fit_line), (_pts(2, 20, 2, 300),)))
-add(case("fit_line[weights]", GLn, _W(fit_line, fit_line), (_pts(2, 20, 3, 299), rand(2, 20, seed=301, low=0.2, high=1.0))))
+    add(case(nm, GLn, _method_tensors(_PL, meth, fn), ins, method=meth))
+add(case("fit_line", GLn, _forward_tensors(fit_line, fit_line), (_pts(2, 20, 3, 299),)))
+add(case("fit_line[2d]", GLn, _forward_tensors(fit_line, fit_line), (_pts(2, 20, 2, 300),)))
+add(case("fit_line[weights]", GLn, _forward_tensors(fit_line, fit_line), (_pts(2, 20, 3, 299), rand(2, 20, seed=301, low=0.2, high=1.0))))
 
 GPl = "geometry.plane"
 _HP = Hyperplane
@@ -461,10 +430,10 @@ for nm, meth, fn, ins in [
     ("Hyperplane.from_vector", "from_vector", lambda n, e: _HP.from_vector(Vector3(n), Vector3(e)), (_plane_n, _t(4, 303))),
     ("Hyperplane.through", "through", lambda a, b, c: _HP.through(a, b, c), (_p0, _p1, _t(4, 304))),
 ]:
-    add(case(nm, GPl, _method(_HP, meth, fn), ins, method=meth))
+    add(case(nm, GPl, _method_tensors(_HP, meth, fn), ins, method=meth))
 _plane_pts = torch.cat([randn(30, 2, seed=305), 0.02 * randn(30, 1, seed=306)], -1) @ _R(1, 307)[0].T + torch.tensor([0.5, -0.2, 1.0])
-add(case("fit_plane", GPl, _W(fit_plane, lambda p: fit_plane(Vector3(p))), (_plane_pts.contiguous(),), note="points wrapped as Vector3"))
-add(case("fit_plane[tensor]", GPl, _W(fit_plane, fit_plane), (_plane_pts.contiguous(),)))
+add(case("fit_plane", GPl, _forward_tensors(fit_plane, lambda p: fit_plane(Vector3(p))), (_plane_pts.contiguous(),), note="points wrapped as Vector3"))
+add(case("fit_plane[tensor]", GPl, _forward_tensors(fit_plane, fit_plane), (_plane_pts.contiguous(),)))
 
 GPo = "geometry.pose"
 _NP = NamedPose
@@ -478,7 +447,7 @@ for nm, meth, fn, ins in [
     ("NamedPose.transform_points", "transform_points", lambda q, t, p: _NP(_se3(q, t), "cam", "world").transform_points(p), (_q, _t3, _t(4, 310))),
     ("NamedPose.__mul__", "__mul__", lambda q, t, q2, t2: _NP(_se3(q, t), "b", "c") * _NP(_se3(q2, t2), "a", "b"), (_q, _t3, _q2, _t(4, 311))),
 ]:
-    add(case(nm, GPo, _method(_NP, meth, fn), ins, method=meth))
+    add(case(nm, GPo, _method_tensors(_NP, meth, fn), ins, method=meth))
 
 # ---------------------------------------------------------------------------------------------
 # Boxes, Boxes3D, VideoBoxes, Keypoints
@@ -533,7 +502,7 @@ for nm, meth, fn, ins in [
     ("Boxes.index_put", "index_put", lambda v, i, x: _bx(v).index_put((i,), x), (_verts(), torch.tensor([0]), _verts(1, 5, 331))),
     ("Boxes.clone", "clone", lambda v: _bx(v).clone(), (_verts(),)),
 ]:
-    add(case(nm, GBx, _method(Boxes, meth, fn), ins, method=meth))
+    add(case(nm, GBx, _method_tensors(Boxes, meth, fn), ins, method=meth))
 
 _xyz = torch.cat([rand(2, 4, 3, seed=340) * 8, rand(2, 4, 3, seed=340) * 8 + rand(2, 4, 3, seed=341, low=2, high=6)], -1).contiguous()
 _xyzwhd = torch.cat([_xyz[..., :3], _xyz[..., 3:] - _xyz[..., :3]], -1).contiguous()
@@ -552,29 +521,58 @@ for nm, meth, fn, ins in [
     ("Boxes3D.transform_boxes", "transform_boxes", lambda x, m: _bx3(x).transform_boxes(m), (_xyz, _M3)),
     ("Boxes3D.get_boxes_shape", "get_boxes_shape", lambda x: _bx3(x).get_boxes_shape(), (_xyz,)),
 ]:
-    add(case(nm, GBx, _method(Boxes3D, meth, fn), ins, method=meth))
+    add(case(nm, GBx, _method_tensors(Boxes3D, meth, fn), ins, method=meth))
 
 _vid = torch.stack([_verts(2, 5, 350), _verts(2, 5, 351), _verts(2, 5, 352)], 1).contiguous()  # (B, T, N, 4, 2)
-add(case("VideoBoxes.from_tensor", GBx, _method(VideoBoxes, "from_tensor", lambda x: VideoBoxes.from_tensor(x)), (_vid,), method="from_tensor"))
-add(case("VideoBoxes.to_tensor", GBx, _method(VideoBoxes, "to_tensor", lambda x: VideoBoxes.from_tensor(x).to_tensor("xyxy")), (_vid,), method="to_tensor"))
+add(case("Boxes.translate[fast]", GBx,
+         _method_tensors(Boxes, "translate", lambda v, s: _bx(v).translate(s, method="fast")),
+         (_verts(), torch.tensor([[3.0, -2.0], [1.0, 4.0]])), method="translate",
+         note="2 x 5 valid boxes and a (B, 2) translation, method='fast' (one of the two documented methods): kornia "
+         "0.9.0 raises NotImplementedError (documented: only 'warp' is implemented)"))
+add(case("Boxes.trim", GBx, _method_tensors(Boxes, "trim", lambda v: _bx(v).trim()), (_verts(),), method="trim",
+         note="2 x 5 valid boxes (B, N, 4, 2), trim() with its defaults; kornia 0.9.0 raises NotImplementedError "
+         "(documented: always)"))
+
+add(case("VideoBoxes.from_tensor", GBx, _method_tensors(VideoBoxes, "from_tensor", lambda x: VideoBoxes.from_tensor(x)), (_vid,), method="from_tensor"))
+add(case("VideoBoxes.to_tensor", GBx, _method_tensors(VideoBoxes, "to_tensor", lambda x: VideoBoxes.from_tensor(x).to_tensor("xyxy")), (_vid,), method="to_tensor"))
 
 GKp = "geometry.keypoints"
 _kp = (rand(2, 6, 2, seed=360) * torch.tensor([39.0, 31.0])).contiguous()
 _kp3 = (rand(2, 6, 3, seed=361) * torch.tensor([15.0, 15.0, 7.0])).contiguous()
+_PAD = {Keypoints: torch.tensor([[2, 2, 3, 3], [1, 4, 0, 2]]),  # (left, right, top, bottom) per image
+        Keypoints3D: torch.tensor([[2, 2, 3, 3, 1, 0], [1, 4, 0, 2, 0, 1]])}  # the same plus (front, back)
+# Keypoints3D.transform_keypoints / transform_keypoints_ / pad / unpad raise NotImplementedError in kornia 0.9.0
+# (documented, kornia#5023): their cases record that at the eager step.
+_KP3_NOTE = {
+    "transform_keypoints": "2 x 6 keypoints (B, N, 3) and an affine (B, 4, 4) transform, as the method asks",
+    "transform_keypoints_": "2 x 6 keypoints (B, N, 3) and an affine (B, 4, 4) transform, as the method asks",
+    "pad": "2 x 6 keypoints (B, N, 3) and a (B, 6) padding: Keypoints.pad's (left, right, top, bottom) plus (front, back)",
+    "unpad": "2 x 6 keypoints (B, N, 3) and a (B, 6) padding: Keypoints.unpad's (left, right, top, bottom) plus (front, back)",
+}
 for cls, x, M in ((Keypoints, _kp, _Mh), (Keypoints3D, _kp3, _M3)):
     n = cls.__name__
     for meth, fn, ins in [
         ("from_tensor", lambda k, c=cls: c.from_tensor(k), (x,)),
         ("to_tensor", lambda k, c=cls: c(k).to_tensor(), (x,)),
         ("clone", lambda k, c=cls: c(k).clone(), (x,)),
-    ] + ([] if cls is Keypoints3D else [  # Keypoints3D raises NotImplementedError for these (kornia#5023)
         ("transform_keypoints", lambda k, m, c=cls: c(k).transform_keypoints(m), (x, M)),
         ("transform_keypoints_", lambda k, m, c=cls: c(k).transform_keypoints_(m), (x, M)),
-        ("pad", lambda k, p, c=cls: c(k).pad(p), (x, torch.tensor([[2, 2, 3, 3], [1, 4, 0, 2]]))),
-        ("unpad", lambda k, p, c=cls: c(k).unpad(p), (x, torch.tensor([[2, 2, 3, 3], [1, 4, 0, 2]]))),
-    ]):
-        add(case(f"{n}.{meth}", GKp, _method(cls, meth, fn), ins, method=meth))
-add(case("Keypoints.index_put", GKp, _method(Keypoints, "index_put", lambda k, i, v: Keypoints(k).index_put((i,), v)), (_kp, torch.tensor([1]), rand(1, 6, 2, seed=362) * 30),
+        ("pad", lambda k, p, c=cls: c(k).pad(p), (x, _PAD[cls])),
+        ("unpad", lambda k, p, c=cls: c(k).unpad(p), (x, _PAD[cls])),
+    ]:
+        note = ""
+        if cls is Keypoints3D and meth in _KP3_NOTE:
+            note = f"{_KP3_NOTE[meth]}; kornia 0.9.0 raises NotImplementedError (documented, kornia#5023)"
+        add(case(f"{n}.{meth}", GKp, _method_tensors(cls, meth, fn), ins, method=meth, note=note))
+for cls, x in ((Keypoints, _kp), (Keypoints3D, _kp3)):
+    add(case(f"{cls.__name__}.to_tensor[as_padded_sequence]", GKp,
+             _method_tensors(cls, "to_tensor", lambda k, c=cls: c(k).to_tensor(as_padded_sequence=True)), (x,),
+             method="to_tensor", note=f"2 x 6 keypoints (B, N, {x.shape[-1]}), to_tensor(as_padded_sequence=True), a documented "
+             "flag: kornia 0.9.0 raises NotImplementedError (documented, kornia#5023)"))
+    add(case(f"{cls.__name__}[list]", GKp, _forward_tensors(cls, lambda a, b, c=cls: c([a, b])), (x[0].clone(), x[1].clone()),
+             note=f"built from a list of two (N, {x.shape[-1]}) tensors, which the constructor's signature accepts "
+             "(List[Tensor]); kornia 0.9.0 raises NotImplementedError for a list (documented in the message)"))
+add(case("Keypoints.index_put", GKp, _method_tensors(Keypoints, "index_put", lambda k, i, v: Keypoints(k).index_put((i,), v)), (_kp, torch.tensor([1]), rand(1, 6, 2, seed=362) * 30),
          method="index_put"))
 
 # ---------------------------------------------------------------------------------------------
@@ -650,7 +648,7 @@ for nm, fn, kw, ins in [
     ("nms3d_minmax", KSP.nms3d_minmax, {}, (_r3 - 0.5,)),
 ]:
     add(case(nm, GSp, fn, ins, kwargs=kw))
-add(case("conv_quad_interp3d[precomputed_nms_mask]", GSp, _W(KSP.conv_quad_interp3d, lambda x, m: KSP.conv_quad_interp3d(x, precomputed_nms_mask=m)),
+add(case("conv_quad_interp3d[precomputed_nms_mask]", GSp, _forward_tensors(KSP.conv_quad_interp3d, lambda x, m: KSP.conv_quad_interp3d(x, precomputed_nms_mask=m)),
          (_r3, KSP.nms3d(_r3, (3, 3, 3), True))))
 for nm, mod, ins in [
     ("ConvSoftArgmax2d", KSP.ConvSoftArgmax2d(), (_heat,)),

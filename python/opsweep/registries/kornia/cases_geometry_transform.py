@@ -19,52 +19,9 @@ from torch import nn
 import kornia.geometry.transform as T
 from kornia.geometry import grid as G
 from opsweep import case
-from opsweep.registries.kornia._common import batch, gray, img, rand
+from opsweep.registries.kornia._common import Forward, method_call, batch, gray, img, rand
 
 NOT_SURVEYED: dict = {}  # BaseModel and BaseWarper are bases (types, not counted); see the docstring
-
-
-# wrapper classes report this module name wherever the registry file is loaded from, so case fingerprints
-# do not depend on the checkout location
-_MOD = "opsweep.registries.kornia.cases_geometry_transform"
-
-
-def _code_id(fn) -> str:
-    """A process-independent id of a wrapper's call (its bytecode and names), so editing it changes the case fingerprint."""
-    import hashlib
-
-    code = fn.__code__
-    h = hashlib.blake2b(code.co_code + repr((code.co_names, [c for c in code.co_consts if isinstance(c, (int, float, str, tuple))])).encode(), digest_size=6)
-    return h.hexdigest()
-
-
-class _W(nn.Module):
-    """Calls a public kornia callable in a particular way; `__opsweep_target__` names the API surveyed."""
-
-    __module__ = _MOD
-
-    def __init__(self, target, fn):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self._fn = fn
-
-    def extra_repr(self) -> str:
-        return f"{getattr(self.__opsweep_target__, '__qualname__', '?')}, call={_code_id(self._fn)}"
-
-    def forward(self, *xs, **kw):
-        return self._fn(*xs, **kw)
-
-
-def _method(cls, meth, fn):
-    """A module whose attribute `meth` (and forward) calls `fn`: one public method of `cls`, probed with `method=`."""
-
-    def call(self, *xs, **kw):
-        return fn(*xs, **kw)
-
-    W = type(f"{cls.__name__}_{meth}", (nn.Module,), {"__module__": _MOD, meth: call, "forward": call, "extra_repr": lambda self: f"{cls.__qualname__}.{meth}, call={_code_id(fn)}"})
-    w = W()
-    w.__opsweep_target__ = cls
-    return w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,9 +152,9 @@ for nm, kw, ins in [
     add(case(nm, GT, getattr(T, nm.split("[")[0]), ins, kwargs=kw))
 
 _fill = torch.tensor([0.2, 0.5, 0.8])
-add(case("warp_affine[fill]", GT, _W(T.warp_affine, lambda x, m, f: T.warp_affine(x, m, DS, padding_mode="fill", fill_value=f)),
+add(case("warp_affine[fill]", GT, Forward(T.warp_affine, lambda x, m, f: T.warp_affine(x, m, DS, padding_mode="fill", fill_value=f)),
          (img(), _affine(), _fill.clone()), note="padding_mode='fill' with the fill colour as a graph input"))
-add(case("warp_perspective[fill]", GT, _W(T.warp_perspective, lambda x, m, f: T.warp_perspective(x, m, DS, padding_mode="fill", fill_value=f)),
+add(case("warp_perspective[fill]", GT, Forward(T.warp_perspective, lambda x, m, f: T.warp_perspective(x, m, DS, padding_mode="fill", fill_value=f)),
          (img(), _homography(), _fill.clone()), note="padding_mode='fill' with the fill colour as a graph input"))
 
 DS3 = (8, 16, 16)
@@ -246,7 +203,7 @@ def _precomputed_warper(patch, h):
     return w(patch)
 
 
-add(case("HomographyWarper.precompute_warp_grid", GT, _method(T.HomographyWarper, "precompute_warp_grid", _precomputed_warper), (img(), _norm_homography()),
+add(case("HomographyWarper.precompute_warp_grid", GT, method_call(T.HomographyWarper, "precompute_warp_grid", _precomputed_warper), (img(), _norm_homography()),
          method="precompute_warp_grid", note="precompute_warp_grid(H) then forward(patch) with the stored grid"))
 
 for nm, kw, ins in [
@@ -457,7 +414,7 @@ for nm, kw in [
     add(case(nm, GT, T.elastic_transform2d, (img(), _elastic_noise()), kwargs=kw))
 add(case("elastic_transform2d[batch=2]", GT, T.elastic_transform2d, (batch(), _elastic_noise(2)), kwargs={"kernel_size": (7, 7), "sigma": (3.0, 3.0), "alpha": (4.0, 4.0)}))
 add(case("elastic_transform2d[tensor-params]", GT,
-         _W(T.elastic_transform2d, lambda x, n, s, a: T.elastic_transform2d(x, n, (9, 9), sigma=s, alpha=a)),
+         Forward(T.elastic_transform2d, lambda x, n, s, a: T.elastic_transform2d(x, n, (9, 9), sigma=s, alpha=a)),
          (img(), _elastic_noise(), torch.tensor([4.0, 3.0]), torch.tensor([6.0, 5.0])), note="sigma and alpha as tensors (graph inputs)"))
 
 _tsrc, _tdst = _tps_points()
@@ -532,13 +489,13 @@ def _warp_dst(dst, model="homography"):
 
 
 _reg_note = "ImageRegistrator(model, pyramid_levels=1, num_iterations=2): an Adam optimisation loop"
-add(case("ImageRegistrator.register", GT, _method(T.ImageRegistrator, "register", _register), (_reg_src, _reg_dst), method="register",
+add(case("ImageRegistrator.register", GT, method_call(T.ImageRegistrator, "register", _register), (_reg_src, _reg_dst), method="register",
          note=_reg_note + " (gradients inside)"))
-add(case("ImageRegistrator.register[similarity]", GT, _method(T.ImageRegistrator, "register", lambda s, d: _register(s, d, "similarity")),
+add(case("ImageRegistrator.register[similarity]", GT, method_call(T.ImageRegistrator, "register", lambda s, d: _register(s, d, "similarity")),
          (_reg_src.clone(), _reg_dst.clone()), method="register", note=_reg_note + " (gradients inside)"))
-add(case("ImageRegistrator.warp_src_into_dst", GT, _method(T.ImageRegistrator, "warp_src_into_dst", _warp_src), (_reg_src.clone(),),
+add(case("ImageRegistrator.warp_src_into_dst", GT, method_call(T.ImageRegistrator, "warp_src_into_dst", _warp_src), (_reg_src.clone(),),
          method="warp_src_into_dst", note="warp with the model's identity initialisation"))
-add(case("ImageRegistrator.warp_dst_into_src", GT, _method(T.ImageRegistrator, "warp_dst_into_src", _warp_dst), (_reg_dst.clone(),),
+add(case("ImageRegistrator.warp_dst_into_src", GT, method_call(T.ImageRegistrator, "warp_dst_into_src", _warp_dst), (_reg_dst.clone(),),
          method="warp_dst_into_src", note="warp with the model's identity initialisation"))
 
 
@@ -546,14 +503,12 @@ def _single_level_loss(src, dst, h):
     return _registrator().get_single_level_loss(src, dst, h)
 
 
-add(case("ImageRegistrator.get_single_level_loss", GT, _method(T.ImageRegistrator, "get_single_level_loss", _single_level_loss),
+add(case("ImageRegistrator.get_single_level_loss", GT, method_call(T.ImageRegistrator, "get_single_level_loss", _single_level_loss),
          (_reg_src.clone(), _reg_dst.clone(), _norm_homography()), method="get_single_level_loss"))
 
 
 class _Model(nn.Module):
     """A registration model with its parameter perturbed, so forward does real work."""
-
-    __module__ = _MOD
 
     def __init__(self, cls, **kw):
         super().__init__()

@@ -34,6 +34,10 @@ Skipped (a case exists, with skip=reason, so the page lists them):
 Cases expected to be n/a "no tensor output" (they run, but return no tensor): auc_from_errors (dict of
 floats), AverageMeter (.avg is a float), tensor_to_image (numpy), image_to_string (str), print_image
 (None), utils.is_mps_tensor_safe (bool), and their utils.* shims. They are tagged "no-tensor-output".
+
+image_to_tensor and ImageToTensor (and their utils.* shims) accept a numpy.ndarray only: kornia refuses a
+tensor with TypeError. Their cases pass the tensor to kornia as it is and are n/a at the eager step with
+kornia's own error: that is the finding (no tensor graph can contain them). They are tagged "numpy-input".
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from kornia.image import ChannelsOrder, ColorSpace, Image, ImageLayout, ImageSiz
 from kornia.sensors import camera as KCAM
 
 from opsweep import case
-from opsweep.registries.kornia._common import batch, detector_image, gray, img, rand, randint, randn, volume
+from opsweep.registries.kornia._common import ByName, Forward, batch, detector_image, gray, img, rand, randint, randn, volume
 
 GL = "losses"
 GMT = "metrics"
@@ -75,32 +79,14 @@ NOT_SURVEYED = {
 }
 
 
-class _Call(nn.Module):
-    """Calls a public kornia callable with the tensor inputs bound to named parameters, holding non-tensor
-    arguments (lists of tensors, devices, dtypes) that cannot be plain kwargs."""
-
-    def __init__(self, fn, names=(), **fixed):
-        super().__init__()
-        self.fn = fn
-        self.names = tuple(names)
-        self.fixed = fixed
-        self.__opsweep_target__ = fn
-
-    def forward(self, *xs, **kw):
-        return self.fn(**dict(zip(self.names, xs)), **self.fixed, **kw)
+def _numpy_only(api: str) -> str:
+    return (f"kornia's {api} accepts a numpy.ndarray only (an isinstance check raises TypeError for a tensor): it "
+            "cannot be part of a tensor graph. The (H, W, C) tensor goes straight to kornia, so the record shows "
+            "kornia's own refusal at the eager step, not a conversion of the registry's")
 
 
-class _Fn(nn.Module):
-    """A small forward written in Python around one public kornia callable (named by `target`)."""
-
-    def __init__(self, target, fn, doc: str = ""):
-        super().__init__()
-        self.fn = fn
-        self.__opsweep_target__ = target
-        self.__doc__ = doc
-
-    def forward(self, *xs):
-        return self.fn(*xs)
+_LIST_OF_TENSORS = ("documented for a list of numpy images, and kornia's code takes tensors as they are "
+                    "(torch.as_tensor otherwise): the two (H, W, C) tensors are the graph inputs")
 
 
 def _skip_case(name, group, target, reason):
@@ -289,11 +275,6 @@ class _Camera(nn.Module):
         raise ValueError(self.op)
 
 
-def _to_numpy_then(fn, target=None, **kw):
-    return _Fn(target or fn, lambda x: fn(x.detach().cpu().numpy(), **kw),
-               "converts the input tensor to a numpy array (the API takes numpy) and calls the function")
-
-
 @dataclasses.dataclass
 class _Pair:
     """A dataclass holding two tensors, for dataclass_to_dict / dict_to_dataclass."""
@@ -338,7 +319,7 @@ CASES = [
     case("binary_focal_loss_with_logits", GL, KL.binary_focal_loss_with_logits, [BIN_LOGITS, BIN_TARGET]),
     case("binary_focal_loss_with_logits[mean]", GL, KL.binary_focal_loss_with_logits, [BIN_LOGITS, BIN_TARGET],
          kwargs={"reduction": "mean"}),
-    case("binary_focal_loss_with_logits[pos_weight,weight]", GL, _Call(KL.binary_focal_loss_with_logits,
+    case("binary_focal_loss_with_logits[pos_weight,weight]", GL, ByName(KL.binary_focal_loss_with_logits,
          ["pred", "target", "pos_weight", "weight"]), [BIN_LOGITS, BIN_TARGET, torch.tensor([2.0]), torch.tensor([0.7])],
          kwargs={"reduction": "sum"}),
     case("binary_focal_loss_with_logits[alpha=None]", GL, KL.binary_focal_loss_with_logits, [BIN_LOGITS, BIN_TARGET],
@@ -346,14 +327,14 @@ CASES = [
     case("BinaryFocalLossWithLogits", GL, KL.BinaryFocalLossWithLogits(alpha=0.25, reduction="mean"), [BIN_LOGITS, BIN_TARGET]),
     case("focal_loss", GL, KL.focal_loss, [LOGITS, LABELS], kwargs={"alpha": 0.5}),
     case("focal_loss[mean]", GL, KL.focal_loss, [LOGITS, LABELS], kwargs={"alpha": 0.5, "reduction": "mean"}),
-    case("focal_loss[weight]", GL, _Call(KL.focal_loss, ["pred", "target", "weight"]), [LOGITS, LABELS, W3],
+    case("focal_loss[weight]", GL, ByName(KL.focal_loss, ["pred", "target", "weight"]), [LOGITS, LABELS, W3],
          kwargs={"alpha": 0.5, "reduction": "sum"}),
     case("focal_loss[ignore_index]", GL, KL.focal_loss, [LOGITS, LABELS_IGN], kwargs={"alpha": 0.5, "reduction": "mean"},
          note="some pixels labelled -100 (ignored)"),
     case("FocalLoss", GL, KL.FocalLoss(alpha=0.5, reduction="mean"), [LOGITS, LABELS]),
     case("dice_loss", GL, KL.dice_loss, [LOGITS, LABELS]),
     case("dice_loss[macro]", GL, KL.dice_loss, [LOGITS, LABELS], kwargs={"average": "macro"}),
-    case("dice_loss[weight]", GL, _Call(KL.dice_loss, ["pred", "target", "weight"]), [LOGITS, LABELS, W3]),
+    case("dice_loss[weight]", GL, ByName(KL.dice_loss, ["pred", "target", "weight"]), [LOGITS, LABELS, W3]),
     case("dice_loss[ignore_index]", GL, KL.dice_loss, [LOGITS, LABELS_IGN]),
     case("DiceLoss", GL, KL.DiceLoss(), [LOGITS, LABELS]),
     case("tversky_loss", GL, KL.tversky_loss, [LOGITS, LABELS], kwargs={"alpha": 0.5, "beta": 0.5}),
@@ -415,9 +396,9 @@ CASES = [
     case("NMILossFromRef", GL, KL.NMILossFromRef(SIG_T), [SIG_I]),
     case("NMILossFromRef2D", GL, KL.NMILossFromRef2D(IM2D_T), [IM2D_I]),
     case("NMILossFromRef3D", GL, KL.NMILossFromRef3D(VOL3D_T), [VOL3D_I]),
-    case("one_hot", GL, _Fn(KL.one_hot, lambda y: KL.one_hot(y, 4, device=y.device, dtype=torch.float32)), [LABELS],
+    case("one_hot", GL, Forward(KL.one_hot, lambda y: KL.one_hot(y, 4, device=y.device, dtype=torch.float32)), [LABELS],
          note="one_hot(labels, 4, device=labels.device, dtype=float32)"),
-    case("one_hot[eps]", GL, _Fn(KL.one_hot, lambda y: KL.one_hot(y, 4, device=y.device, dtype=torch.float32, eps=1e-6)),
+    case("one_hot[eps]", GL, Forward(KL.one_hot, lambda y: KL.one_hot(y, 4, device=y.device, dtype=torch.float32, eps=1e-6)),
          [LABELS]),
     # ================================ metrics ===============================================
     case("accuracy", GMT, KMET.accuracy, [randn(8, 5, seed=110), randint(0, 5, 8, seed=111)]),
@@ -453,12 +434,12 @@ CASES = [
     case("auc_from_errors", GMT, KMET.auc_from_errors, [rand(50, seed=117, high=15.0)],
          tags=("no-tensor-output",), note="returns a dict of Python floats (threshold -> AUC): no tensor output"),
     case("kitti_d1_error", GMT, KMET.kitti_d1_error, [DISP_P, DISP_T]),
-    case("kitti_d1_error[valid_mask]", GMT, _Call(KMET.kitti_d1_error, ["input", "target", "valid_mask"]),
+    case("kitti_d1_error[valid_mask]", GMT, ByName(KMET.kitti_d1_error, ["input", "target", "valid_mask"]),
          [DISP_P, DISP_T, DISP_MASK]),
     case("mean_absolute_disparity_error", GMT, KMET.mean_absolute_disparity_error, [DISP_P, DISP_T]),
     case("mean_absolute_disparity_error[valid_mask]", GMT, KMET.mean_absolute_disparity_error, [DISP_P, DISP_T, DISP_MASK]),
     case("mean_bad_pixel_error", GMT, KMET.mean_bad_pixel_error, [DISP_P, DISP_T]),
-    case("mean_bad_pixel_error[valid_mask]", GMT, _Call(KMET.mean_bad_pixel_error, ["input", "target", "valid_mask"]),
+    case("mean_bad_pixel_error[valid_mask]", GMT, ByName(KMET.mean_bad_pixel_error, ["input", "target", "valid_mask"]),
          [DISP_P, DISP_T, DISP_MASK], kwargs={"threshold": 1.0}),
     case("root_mean_squared_disparity_error", GMT, KMET.root_mean_squared_disparity_error, [DISP_P, DISP_T]),
     case("root_mean_squared_disparity_error[valid_mask]", GMT, KMET.root_mean_squared_disparity_error,
@@ -478,10 +459,10 @@ CASES = [
     case("draw_line[batch_of_lines]", GI, KI.draw_line,
          [IMG[0].clone(), torch.tensor([[2.0, 3.0], [30.0, 1.0]]), torch.tensor([[35.0, 28.0], [5.0, 30.0]]), torch.tensor([1.0, 0.0, 0.0])]),
     case("draw_rectangle", GI, KI.draw_rectangle, [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]])]),
-    case("draw_rectangle[fill,color]", GI, _Call(KI.draw_rectangle, ["image", "rectangle", "color"]),
+    case("draw_rectangle[fill,color]", GI, ByName(KI.draw_rectangle, ["image", "rectangle", "color"]),
          [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]]), torch.tensor([0.0, 1.0, 0.0])],
          kwargs={"fill": True}),
-    case("draw_rectangle[line_width=3]", GI, _Call(KI.draw_rectangle, ["image", "rectangle", "color"]),
+    case("draw_rectangle[line_width=3]", GI, ByName(KI.draw_rectangle, ["image", "rectangle", "color"]),
          [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]]), torch.tensor([0.0, 1.0, 0.0])],
          kwargs={"line_width": 3}),
     case("draw_point2d", GI, KI.draw_point2d, [IMG[0].clone(), torch.tensor([[3, 4], [20, 10], [39, 31]]), torch.tensor([1.0, 1.0, 0.0])]),
@@ -491,19 +472,18 @@ CASES = [
     case("make_grid", GI, KI.make_grid, [rand(4, 3, 16, 20, seed=118)]),
     case("make_grid[n_row=2,padding=0]", GI, KI.make_grid, [rand(4, 3, 16, 20, seed=118)], kwargs={"n_row": 2, "padding": 0}),
     case("perform_keep_shape_image", GI,
-         _Fn(KI.perform_keep_shape_image, KI.perform_keep_shape_image(lambda x: kornia.filters.box_blur(x, (3, 3)))),
+         Forward(KI.perform_keep_shape_image, KI.perform_keep_shape_image(lambda x: kornia.filters.box_blur(x, (3, 3)))),
          [rand(2, 2, 3, 16, 20, seed=119)], note="box_blur decorated, on a (2, 2, 3, H, W) input"),
     case("perform_keep_shape_video", GI,
-         _Fn(KI.perform_keep_shape_video, KI.perform_keep_shape_video(lambda x: kornia.enhance.equalize3d(x))),
+         Forward(KI.perform_keep_shape_video, KI.perform_keep_shape_video(lambda x: kornia.enhance.equalize3d(x))),
          [rand(2, 2, 3, 4, 16, 16, seed=120)], note="equalize3d decorated, on a (2, 2, 3, D, H, W) input"),
-    case("image_to_tensor", GI, _to_numpy_then(KI.image_to_tensor), [IMG[0].permute(1, 2, 0).contiguous()],
-         note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
-    case("ImageToTensor", GI, _to_numpy_then(KI.ImageToTensor(), KI.ImageToTensor), [IMG[0].permute(1, 2, 0).contiguous()],
-         note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
-    case("image_list_to_tensor", GI, _Fn(KI.image_list_to_tensor,
-         lambda a, b: KI.image_list_to_tensor([a.detach().cpu().numpy(), b.detach().cpu().numpy()])),
+    case("image_to_tensor", GI, KI.image_to_tensor, [IMG[0].permute(1, 2, 0).contiguous()], tags=("numpy-input",),
+         note=_numpy_only("image_to_tensor")),
+    case("ImageToTensor", GI, KI.ImageToTensor(), [IMG[0].permute(1, 2, 0).contiguous()], tags=("numpy-input",),
+         note=_numpy_only("ImageToTensor")),
+    case("image_list_to_tensor", GI, Forward(KI.image_list_to_tensor, lambda a, b: KI.image_list_to_tensor([a, b])),
          [IMG[0].permute(1, 2, 0).contiguous(), img(121)[0].permute(1, 2, 0).contiguous()],
-         note="the API takes numpy arrays: converted from the input tensors in forward; not a tensor graph"),
+         note=_LIST_OF_TENSORS),
     case("tensor_to_image", GI, KI.tensor_to_image, [IMG], tags=("no-tensor-output",), note="returns a numpy array: no tensor output"),
     case("image_to_string", GI, KI.image_to_string, [IMG[0]], kwargs={"max_width": 32}, tags=("no-tensor-output",),
          note="renders the image as terminal text (a str): no tensor output"),
@@ -517,8 +497,8 @@ CASES = [
     case("core.ImageSequential", GC, KCORE.ImageSequential(kornia.color.RgbToGrayscale(), kornia.filters.GaussianBlur2d((5, 5), (1.5, 1.5))),
          [IMG], note="RgbToGrayscale then GaussianBlur2d"),
     case("core.TensorWrapper", GC, _TensorWrapperOps(), [IMG], note="(TensorWrapper(x) * 2 + 1) / 3"),
-    case("core.eye_like", GC, _Fn(KCORE.eye_like, lambda x: KCORE.eye_like(3, x)), [BATCH]),
-    case("core.vec_like", GC, _Fn(KCORE.vec_like, lambda x: KCORE.vec_like(3, x)), [BATCH]),
+    case("core.eye_like", GC, Forward(KCORE.eye_like, lambda x: KCORE.eye_like(3, x)), [BATCH]),
+    case("core.vec_like", GC, Forward(KCORE.vec_like, lambda x: KCORE.vec_like(3, x)), [BATCH]),
     _skip_case("check_safetensors", GC, KCORE.check_safetensors, "validates a .safetensors file on disk; no tensor input"),
     _skip_case("load_safetensors", GC, KCORE.load_safetensors, "reads a .safetensors file from disk"),
     _skip_case("download_file_from_url", GC, KCORE.download_file_from_url, "downloads a file (network)"),
@@ -526,11 +506,11 @@ CASES = [
     _skip_case("hf_url", GC, KCORE.hf_url, "builds a URL string; no tensor computation"),
     _skip_case("load_state_dict_from_url", GC, KCORE.load_state_dict_from_url, "downloads weights (network)"),
     # ================================ utils (deprecated shims) ================================
-    case("utils.create_meshgrid", GU, _Fn(KU.create_meshgrid, lambda x: KU.create_meshgrid(32, 40, device=x.device, dtype=x.dtype)),
+    case("utils.create_meshgrid", GU, Forward(KU.create_meshgrid, lambda x: KU.create_meshgrid(32, 40, device=x.device, dtype=x.dtype)),
          [IMG], note="deprecated shim of geometry.create_meshgrid; built for the input's dtype/device"),
-    case("utils.create_meshgrid[pixels]", GU, _Fn(KU.create_meshgrid,
+    case("utils.create_meshgrid[pixels]", GU, Forward(KU.create_meshgrid,
          lambda x: KU.create_meshgrid(32, 40, normalized_coordinates=False, device=x.device, dtype=x.dtype)), [IMG]),
-    case("utils.create_meshgrid3d", GU, _Fn(KU.create_meshgrid3d, lambda x: KU.create_meshgrid3d(8, 16, 16, device=x.device, dtype=x.dtype)),
+    case("utils.create_meshgrid3d", GU, Forward(KU.create_meshgrid3d, lambda x: KU.create_meshgrid3d(8, 16, 16, device=x.device, dtype=x.dtype)),
          [VOL], note="deprecated shim of geometry.create_meshgrid3d; built for the input's dtype/device"),
     case("utils.draw_line", GU, KU.draw_line, [IMG[0].clone(), torch.tensor([2.0, 3.0]), torch.tensor([35.0, 28.0]), torch.tensor([1.0, 0.0, 0.0])]),
     case("utils.draw_rectangle", GU, KU.draw_rectangle, [BATCH.clone(), torch.tensor([[[2.0, 3.0, 20.0, 25.0]], [[10.0, 5.0, 35.0, 30.0]]])]),
@@ -538,26 +518,25 @@ CASES = [
     case("utils.draw_convex_polygon", GU, KU.draw_convex_polygon,
          [BATCH.clone(), torch.tensor([[[4.0, 4.0], [30.0, 6.0], [20.0, 28.0]], [[10.0, 2.0], [36.0, 12.0], [8.0, 25.0]]]),
           torch.tensor([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])]),
-    case("utils.eye_like", GU, _Fn(KU.eye_like, lambda x: KU.eye_like(3, x)), [BATCH]),
-    case("utils.vec_like", GU, _Fn(KU.vec_like, lambda x: KU.vec_like(3, x)), [BATCH]),
-    case("utils.one_hot", GU, _Fn(KU.one_hot, lambda y: KU.one_hot(y, 4, device=y.device, dtype=torch.float32)), [LABELS]),
+    case("utils.eye_like", GU, Forward(KU.eye_like, lambda x: KU.eye_like(3, x)), [BATCH]),
+    case("utils.vec_like", GU, Forward(KU.vec_like, lambda x: KU.vec_like(3, x)), [BATCH]),
+    case("utils.one_hot", GU, Forward(KU.one_hot, lambda y: KU.one_hot(y, 4, device=y.device, dtype=torch.float32)), [LABELS]),
     case("utils.safe_solve_with_mask", GU, KU.safe_solve_with_mask,
          [randn(3, 3, 2, seed=122), (torch.eye(3) * 2 + randn(3, 3, 3, seed=123, scale=0.2)).contiguous()]),
     case("utils.safe_inverse_with_mask", GU, KU.safe_inverse_with_mask, [(torch.eye(3) * 2 + randn(3, 3, 3, seed=124, scale=0.2)).contiguous()]),
-    case("utils.torch_meshgrid", GU, _Fn(KU.torch_meshgrid, lambda a, b: KU.torch_meshgrid([a, b], indexing="ij")),
+    case("utils.torch_meshgrid", GU, Forward(KU.torch_meshgrid, lambda a, b: KU.torch_meshgrid([a, b], indexing="ij")),
          [torch.linspace(0, 1, 5), torch.linspace(0, 1, 7)]),
-    case("utils.batched_forward", GU, _Fn(KU.batched_forward,
+    case("utils.batched_forward", GU, Forward(KU.batched_forward,
          lambda x: KU.batched_forward(kornia.filters.Sobel(), x, x.device, batch_size=2)), [rand(5, 1, 16, 20, seed=125)],
          note="Sobel over 5 images in chunks of 2"),
     case("utils.is_mps_tensor_safe", GU, KU.is_mps_tensor_safe, [IMG], tags=("no-tensor-output",), note="returns a bool: no tensor output"),
-    case("utils.image_to_tensor", GU, _to_numpy_then(KU.image_to_tensor), [IMG[0].permute(1, 2, 0).contiguous()],
-         note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
-    case("utils.ImageToTensor", GU, _to_numpy_then(KU.ImageToTensor(), KU.ImageToTensor), [IMG[0].permute(1, 2, 0).contiguous()],
-         note="the API takes a numpy array: converted from the input tensor in forward; not a tensor graph"),
-    case("utils.image_list_to_tensor", GU, _Fn(KU.image_list_to_tensor,
-         lambda a, b: KU.image_list_to_tensor([a.detach().cpu().numpy(), b.detach().cpu().numpy()])),
+    case("utils.image_to_tensor", GU, KU.image_to_tensor, [IMG[0].permute(1, 2, 0).contiguous()], tags=("numpy-input",),
+         note=_numpy_only("utils.image_to_tensor")),
+    case("utils.ImageToTensor", GU, KU.ImageToTensor(), [IMG[0].permute(1, 2, 0).contiguous()], tags=("numpy-input",),
+         note=_numpy_only("utils.ImageToTensor")),
+    case("utils.image_list_to_tensor", GU, Forward(KU.image_list_to_tensor, lambda a, b: KU.image_list_to_tensor([a, b])),
          [IMG[0].permute(1, 2, 0).contiguous(), img(121)[0].permute(1, 2, 0).contiguous()],
-         note="the API takes numpy arrays: converted from the input tensors in forward; not a tensor graph"),
+         note=_LIST_OF_TENSORS),
     case("utils.tensor_to_image", GU, KU.tensor_to_image, [IMG], tags=("no-tensor-output",), note="returns a numpy array: no tensor output"),
     case("utils.image_to_string", GU, KU.image_to_string, [IMG[0]], kwargs={"max_width": 32}, tags=("no-tensor-output",),
          note="renders the image as terminal text (a str): no tensor output"),
@@ -573,9 +552,9 @@ CASES = [
     _skip_case("utils.is_autocast_enabled", GU, KU.is_autocast_enabled, "reads torch's autocast state; no tensor input"),
     _skip_case("utils.xla_is_available", GU, KU.xla_is_available, "checks whether torch_xla is installed; no tensor input"),
     _skip_case("utils.map_location_to_cpu", GU, KU.map_location_to_cpu, "a torch.load storage hook; not a tensor operator"),
-    case("utils.dataclass_to_dict", GU, _Fn(KU.dataclass_to_dict, lambda x: KU.dataclass_to_dict(_Pair(x, x * 2.0))), [IMG],
+    case("utils.dataclass_to_dict", GU, Forward(KU.dataclass_to_dict, lambda x: KU.dataclass_to_dict(_Pair(x, x * 2.0))), [IMG],
          note="a dataclass of two tensors to a dict (fields deep-copied)"),
-    case("utils.dict_to_dataclass", GU, _Fn(KU.dict_to_dataclass, lambda x: KU.dict_to_dataclass({"a": x, "b": x + 1.0}, _Pair)),
+    case("utils.dict_to_dataclass", GU, Forward(KU.dict_to_dataclass, lambda x: KU.dict_to_dataclass({"a": x, "b": x + 1.0}, _Pair)),
          [IMG], note="a dict of two tensors to a dataclass"),
     _skip_case("utils.CachedDownloader", GU, KONNX.download.CachedDownloader, "downloads and caches files (network)"),
     # ================================ io ====================================================

@@ -57,38 +57,17 @@ from kornia.models.vit_mobile import MobileViT
 from kornia.models.yunet import YuNet
 
 from opsweep import case
+from opsweep.case import lazy
 
 NOT_SURVEYED: dict = {}  # the configuration / result dataclasses are types, not operators (not counted)
 
-from ._common import Built as _Built, batch, img, rand, randint, randn
+from ._common import Built, ByName, batch, img, rand, randint, randn
 
-torch.manual_seed(0)  # random initialisation of the networks below is reproducible
+# Networks are lazy (``lazy(...)``): built when a job of their case runs, under a seed derived from the case
+# name (opsweep.case.construction_seed), so loading this registry builds none of them. Every case here
+# compares values (check=True), so the harness runs each in eval mode.
 
 RI = "random init"
-
-
-class _Call(nn.Module):
-    """Calls a public model with tensors bound to named arguments, optionally through a builder of the call
-    arguments (for list / dict inputs)."""
-
-    def __init__(self, target, fn, names=(), const=None, build=None):
-        super().__init__()
-        self.__opsweep_target__ = target
-        self.fn = fn
-        self.names = tuple(names)
-        self.const = dict(const or {})
-        self.build = build
-
-    def forward(self, *tensors):
-        named = dict(zip(self.names, tensors))
-        if self.build is not None:
-            args, kwargs = self.build(**named)
-            return self.fn(*args, **kwargs, **self.const)
-        return self.fn(**named, **self.const)
-
-
-def _ev(m):
-    return m.eval()
 
 
 IMG64 = rand(1, 3, 64, 64, seed=60)
@@ -100,34 +79,34 @@ add = CASES.append
 # ------------------------------------------------------------------------------------------------- vit
 
 G = "models.vit"
-add(case("VisionTransformer", G, _ev(VisionTransformer(image_size=32, patch_size=8, embed_dim=64, depth=2, num_heads=4)),
+add(case("VisionTransformer", G, lazy(VisionTransformer, image_size=32, patch_size=8, embed_dim=64, depth=2, num_heads=4),
          [rand(1, 3, 32, 32, seed=62)], note=f"{RI}; image_size=32, patch_size=8, embed_dim=64, depth=2, num_heads=4"))
 add(case("VisionTransformer[batch,patch=4]", G,
-         _ev(VisionTransformer(image_size=32, patch_size=4, embed_dim=48, depth=1, num_heads=3)),
+         lazy(VisionTransformer, image_size=32, patch_size=4, embed_dim=48, depth=1, num_heads=3),
          [rand(2, 3, 32, 32, seed=63)], note=f"{RI}; 64 tokens of width 48, one block"))
 add(case("VisionTransformer[backbone]", G,
-         _ev(VisionTransformer(image_size=32, patch_size=8, in_channels=3, embed_dim=32, depth=1, num_heads=2,
-                               backbone=nn.Conv2d(3, 16, 3, padding=1))),
+         lazy(lambda: VisionTransformer(image_size=32, patch_size=8, in_channels=3, embed_dim=32, depth=1, num_heads=2,
+                               backbone=nn.Conv2d(3, 16, 3, padding=1)), surveys=VisionTransformer),
          [rand(1, 3, 32, 32, seed=64)], note=f"{RI}; a convolutional backbone before the patch embedding"))
-add(case("VisionTransformer.from_config", G, _ev(VisionTransformer.from_config("vit_ti/16", image_size=32)),
+add(case("VisionTransformer.from_config", G, lazy(VisionTransformer.from_config, "vit_ti/16", image_size=32, surveys=VisionTransformer),
          [rand(1, 3, 32, 32, seed=65)], note=f"{RI}; from_config('vit_ti/16', image_size=32), the full ViT-Ti depth"))
-add(case("MobileViT", "models.mobile_vit", _ev(MobileViT()), [IMG64], note=f"{RI}; mode='xxs' on 64x64"))
-add(case("MobileViT[xs]", "models.mobile_vit", _ev(MobileViT(mode="xs")), [IMG64], note=f"{RI}; mode='xs'"))
-add(case("MobileViT[s,batch]", "models.mobile_vit", _ev(MobileViT(mode="s")), [IMG64B], note=f"{RI}; mode='s'"))
-add(case("MobileViT[patch=4]", "models.mobile_vit", _ev(MobileViT(patch_size=(4, 4))), [rand(1, 3, 128, 128, seed=59)],
+add(case("MobileViT", "models.mobile_vit", lazy(MobileViT), [IMG64], note=f"{RI}; mode='xxs' on 64x64"))
+add(case("MobileViT[xs]", "models.mobile_vit", lazy(MobileViT, mode="xs"), [IMG64], note=f"{RI}; mode='xs'"))
+add(case("MobileViT[s,batch]", "models.mobile_vit", lazy(MobileViT, mode="s"), [IMG64B], note=f"{RI}; mode='s'"))
+add(case("MobileViT[patch=4]", "models.mobile_vit", lazy(MobileViT, patch_size=(4, 4)), [rand(1, 3, 128, 128, seed=59)],
          note=f"{RI}; mode='xxs', 4x4 patches (the 4x4 feature maps need a 128x128 input)"))
 _TV = dict(img_size=64, num_classes=10, embed_dims=(16, 32, 48, 64), depths=(1, 1, 1, 1), num_heads=(1, 2, 3, 4),
            window_sizes=(2, 2, 2, 2))
-add(case("TinyViT", "models.tiny_vit", _ev(TinyViT(**_TV)), [IMG64],
+add(case("TinyViT", "models.tiny_vit", lazy(TinyViT, **_TV), [IMG64],
          note=f"{RI}; img_size=64, 10 classes, one narrow block per stage, 2x2 windows"))
-add(case("TinyViT[mobile_sam]", "models.tiny_vit", _ev(TinyViT(**{**_TV, "mobile_sam": True})), [IMG64],
+add(case("TinyViT[mobile_sam]", "models.tiny_vit", lazy(TinyViT, **{**_TV, "mobile_sam": True}), [IMG64],
          note=f"{RI}; mobile_sam=True (the SAM image-encoder head)"))
 add(case("TinyViT.from_config", "models.tiny_vit",
-         _ev(TinyViT.from_config("5m", img_size=64, num_classes=10, window_sizes=(2, 2, 2, 2))), [IMG64],
+         lazy(TinyViT.from_config, "5m", img_size=64, num_classes=10, window_sizes=(2, 2, 2, 2), surveys=TinyViT), [IMG64],
          note=f"{RI}; from_config('5m', img_size=64, window_sizes=2)"))
-add(case("EfficientViT", "models.efficient_vit", _ev(EfficientViT(efficientvit_backbone_b0())), [IMG64],
+add(case("EfficientViT", "models.efficient_vit", lazy(lambda: EfficientViT(efficientvit_backbone_b0()), surveys=EfficientViT), [IMG64],
          note=f"{RI}; the b0 backbone (EfficientViT.from_config always loads a checkpoint)"))
-add(case("EfficientViT[l0]", "models.efficient_vit", _ev(EfficientViT(efficientvit_backbone_l0())), [IMG64],
+add(case("EfficientViT[l0]", "models.efficient_vit", lazy(lambda: EfficientViT(efficientvit_backbone_l0()), surveys=EfficientViT), [IMG64],
          note=f"{RI}; the l0 backbone"))
 
 # ------------------------------------------------------------------------------------------------- detection
@@ -135,12 +114,12 @@ add(case("EfficientViT[l0]", "models.efficient_vit", _ev(EfficientViT(efficientv
 G = "models.detection"
 _RT = dict(num_classes=4, head_num_queries=20, head_hidden_dim=64, neck_hidden_dim=64, neck_dim_feedforward=128,
            head_num_decoder_layers=1)
-add(case("RTDETR", G, _ev(RTDETR.from_config(RTDETRConfig("resnet18d", **_RT))), [IMG64],
+add(case("RTDETR", G, lazy(lambda: RTDETR.from_config(RTDETRConfig("resnet18d", **_RT)), surveys=RTDETR), [IMG64],
          note=f"{RI}; RTDETR.from_config(resnet18d, 4 classes, 20 queries, hidden 64, one decoder layer)"))
-add(case("RTDETR[hgnetv2_l]", G, _ev(RTDETR.from_config(RTDETRConfig("hgnetv2_l", **_RT))), [IMG64],
+add(case("RTDETR[hgnetv2_l]", G, lazy(lambda: RTDETR.from_config(RTDETRConfig("hgnetv2_l", **_RT)), surveys=RTDETR), [IMG64],
          note=f"{RI}; HGNetV2-L backbone, narrow neck and head"))
 add(case("RTDETR[resnet50d_m,batch]", G,
-         _ev(RTDETR.from_config(RTDETRConfig("resnet50d_m", **{**_RT, "head_num_decoder_layers": 3}))), [IMG64B],
+         lazy(lambda: RTDETR.from_config(RTDETRConfig("resnet50d_m", **{**_RT, "head_num_decoder_layers": 3})), surveys=RTDETR), [IMG64B],
          note=f"{RI}; ResNetD-50-M, three decoder layers, predictions of the third"))
 _LOGITS = randn(2, 20, 4, seed=66, scale=2.0)
 _BOXES = rand(2, 20, 4, seed=67, low=0.1, high=0.5)
@@ -154,9 +133,9 @@ add(case("DETRPostProcessor[filter_as_zero]", G,
 add(case("DETRPostProcessor[no_filtering]", G,
          DETRPostProcessor(0.3, num_classes=4, num_top_queries=20, confidence_filtering=False),
          [_LOGITS, _BOXES, _SIZES]))
-add(case("YuNet", "models.face_detection", _ev(YuNet("test", pretrained=False)), [IMG64],
+add(case("YuNet", "models.face_detection", lazy(YuNet, "test", pretrained=False), [IMG64],
          note=f"{RI}; YuNet('test', pretrained=False)"))
-add(case("YuNet[train]", "models.face_detection", _ev(YuNet("train", pretrained=False)), [IMG64B],
+add(case("YuNet[train]", "models.face_detection", lazy(YuNet, "train", pretrained=False), [IMG64B],
          note=f"{RI}; the 'train' phase (raw head outputs)"))
 
 # ------------------------------------------------------------------------------------------------- segmentation
@@ -179,27 +158,41 @@ class _SamCall(nn.Module):
         return self.model(images, [prompt], self.multimask_output)
 
 
-_SAM = _ev(Sam.from_config(SamConfig(encoder_embed_dim=32, encoder_depth=1, encoder_num_heads=2,
-                                     encoder_global_attn_indexes=(0,))))
+def _sam_call(multimask_output):
+    """A small SAM at random init (a 1-block ViT encoder of width 32) called with one prompt."""
+    sam = Sam.from_config(SamConfig(encoder_embed_dim=32, encoder_depth=1, encoder_num_heads=2,
+                                    encoder_global_attn_indexes=(0,)))
+    return _SamCall(sam.eval(), multimask_output)
+
+
+
 _SAM_IMG = rand(1, 3, 1024, 1024, seed=70)
 _PTS = rand(1, 2, 2, seed=71, low=100.0, high=900.0)
 _LBL = torch.tensor([[1, 0]])
-add(case("Sam", "models.segmentation", _SamCall(_SAM, True), [_SAM_IMG, _PTS, _LBL],
+add(case("Sam", "models.segmentation", lazy(_sam_call, True, surveys=Sam), [_SAM_IMG, _PTS, _LBL],
          note=f"{RI}; a 1-block ViT encoder of width 32 (SamConfig with encoder_* fields), 1024x1024 input, "
          "two point prompts, multimask output"))
-add(case("Sam[box,mask,single]", "models.segmentation", _SamCall(_SAM, False),
+add(case("Sam[box,mask,single]", "models.segmentation", lazy(_sam_call, False, surveys=Sam),
          [_SAM_IMG, _PTS, _LBL, torch.tensor([[200.0, 150.0, 700.0, 800.0]]), randn(1, 1, 256, 256, seed=72)],
          note=f"{RI}; point, box and mask prompts, single mask output"))
-_SEG_NET = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 4, 1), nn.Softmax2d())
+
+
+def _seg_net():
+    """A small convolutional segmentation network with a softmax head (random init)."""
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 4, 1), nn.Softmax2d())
+
+
 _PRE = {"input_space": "BGR", "input_range": [0, 1], "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}
 add(case("SemanticSegmentation", "models.segmentation",
-         SemanticSegmentation(_SEG_NET, nn.Identity(), nn.Identity()), [IMG64],
+         lazy(lambda: SemanticSegmentation(_seg_net(), nn.Identity(), nn.Identity()), surveys=SemanticSegmentation), [IMG64],
          note="a small convolutional network with a softmax head, identity pre/post-processing"))
 add(case("SegmentationModelsBuilder.build", "models.segmentation",
-         _Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET, _PRE, name="tiny")), [IMG64B],
+         lazy(lambda: Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_seg_net(), _PRE, name="tiny")),
+              surveys=SegmentationModelsBuilder), [IMG64B],
          note="SegmentationModelsBuilder.build with BGR ImageNet preprocessing around a small softmax network"))
 add(case("SegmentationModelsBuilder.build[no_preproc]", "models.segmentation",
-         _Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_SEG_NET)), [IMG64],
+         lazy(lambda: Built(SegmentationModelsBuilder, SegmentationModelsBuilder.build(_seg_net())),
+              surveys=SegmentationModelsBuilder), [IMG64],
          note="no preprocessing parameters"))
 add(case("DepthEstimation", "models.depth_estimation", DepthEstimation, [IMG64],
          skip="runs Depth Anything in onnxruntime from a downloaded ONNX file: no PyTorch graph, and nothing may "
@@ -209,23 +202,23 @@ add(case("DepthAnythingONNXBuilder.build", "models.depth_estimation", DepthAnyth
 
 # ------------------------------------------------------------------------------------------------- edge detection / super-resolution
 
-add(case("DexiNed", "models.edge_detection", _ev(DexiNed(pretrained=False)), [IMG64],
+add(case("DexiNed", "models.edge_detection", lazy(DexiNed, pretrained=False), [IMG64],
          note=f"{RI}; DexiNed(pretrained=False)"))
-add(case("DexiNed[odd_size]", "models.edge_detection", _ev(DexiNed(pretrained=False)), [rand(1, 3, 40, 56, seed=73)],
+add(case("DexiNed[odd_size]", "models.edge_detection", lazy(DexiNed, pretrained=False), [rand(1, 3, 40, 56, seed=73)],
          note=f"{RI}; a size the upsampling blocks must crop back to"))
 G = "models.super_resolution"
-add(case("RRDBNet", G, _ev(RRDBNet(3, 3, num_feat=16, num_block=2, num_grow_ch=8)), [rand(1, 3, 16, 20, seed=74)],
+add(case("RRDBNet", G, lazy(RRDBNet, 3, 3, num_feat=16, num_block=2, num_grow_ch=8), [rand(1, 3, 16, 20, seed=74)],
          note=f"{RI}; scale 4, 2 RRDB blocks of 16 features (the released models have 23 of 64)"))
-add(case("RRDBNet[scale=2]", G, _ev(RRDBNet(3, 3, scale=2, num_feat=16, num_block=1, num_grow_ch=8)),
+add(case("RRDBNet[scale=2]", G, lazy(RRDBNet, 3, 3, scale=2, num_feat=16, num_block=1, num_grow_ch=8),
          [rand(1, 3, 16, 20, seed=75)], note=f"{RI}; scale 2 (pixel-unshuffled input)"))
-add(case("RRDBNet[scale=1]", G, _ev(RRDBNet(3, 3, scale=1, num_feat=16, num_block=1, num_grow_ch=8)),
+add(case("RRDBNet[scale=1]", G, lazy(RRDBNet, 3, 3, scale=1, num_feat=16, num_block=1, num_grow_ch=8),
          [rand(1, 3, 16, 20, seed=76)], note=f"{RI}; scale 1 (pixel-unshuffle by 4)"))
-add(case("SmallSRNet", G, _ev(SmallSRNet(3, pretrained=False)), [rand(1, 1, 32, 40, seed=77)],
+add(case("SmallSRNet", G, lazy(SmallSRNet, 3, pretrained=False), [rand(1, 1, 32, 40, seed=77)],
          note=f"{RI}; the luminance network, upscale 3"))
-add(case("SmallSRNet[x2]", G, _ev(SmallSRNet(2, pretrained=False)), [rand(2, 1, 32, 40, seed=78)], note=RI))
-add(case("SmallSRNetWrapper", G, _ev(SmallSRNetWrapper(pretrained=False)), [img()],
+add(case("SmallSRNet[x2]", G, lazy(SmallSRNet, 2, pretrained=False), [rand(2, 1, 32, 40, seed=78)], note=RI))
+add(case("SmallSRNetWrapper", G, lazy(SmallSRNetWrapper, pretrained=False), [img()],
          note=f"{RI}; RGB -> YCbCr, network on Y, bicubic CbCr, back to RGB"))
-add(case("SmallSRNetWrapper[x2]", G, _ev(SmallSRNetWrapper(2, pretrained=False)), [batch()], note=RI))
+add(case("SmallSRNetWrapper[x2]", G, lazy(SmallSRNetWrapper, 2, pretrained=False), [batch()], note=RI))
 
 # ------------------------------------------------------------------------------------------------- processors
 
@@ -237,9 +230,9 @@ add(case("ResizePostProcessor[nearest]", G, ResizePostProcessor("nearest"),
          [rand(1, 3, 32, 32, seed=80), torch.tensor([[64, 48]])]))
 add(case("OutputRangePostProcessor", G, OutputRangePostProcessor(), [randn(2, 3, 32, 40, seed=81)]))
 add(case("OutputRangePostProcessor[-1,1]", G, OutputRangePostProcessor(-1.0, 1.0), [randn(2, 3, 32, 40, seed=81, scale=2.0)]))
-add(case("NaFlex", G, _ev(NaFlex(nn.Conv2d(3, 32, 8, stride=8), randn(16, 32, seed=82))), [rand(1, 3, 32, 32, seed=83)],
+add(case("NaFlex", G, lazy(lambda: NaFlex(nn.Conv2d(3, 32, 8, stride=8), randn(16, 32, seed=82)), surveys=NaFlex), [rand(1, 3, 32, 32, seed=83)],
          note="a 8x8-patch convolution and a 4x4 position table, same grid"))
-add(case("NaFlex[resize_up]", G, _ev(NaFlex(nn.Conv2d(3, 32, 8, stride=8), randn(16, 32, seed=82))),
+add(case("NaFlex[resize_up]", G, lazy(lambda: NaFlex(nn.Conv2d(3, 32, 8, stride=8), randn(16, 32, seed=82)), surveys=NaFlex),
          [rand(1, 3, 48, 64, seed=84)], note="a 6x8 patch grid: the 4x4 table is interpolated up"))
 class _Tokens(nn.Module):
     """A patch embedding that returns (B, N, C) tokens, as a ViT's flattened convolution does."""
@@ -252,7 +245,7 @@ class _Tokens(nn.Module):
         return self.conv(x).flatten(2).transpose(1, 2)
 
 
-add(case("NaFlex[tokens,resize_down]", G, _ev(NaFlex(_Tokens(), randn(64, 32, seed=85), patch_size=8)),
+add(case("NaFlex[tokens,resize_down]", G, lazy(lambda: NaFlex(_Tokens(), randn(64, 32, seed=85), patch_size=8), surveys=NaFlex),
          [rand(1, 3, 16, 32, seed=86)],
          note="(B, N, C) tokens with patch_size=8: a 2x4 grid, the 8x8 table is downsampled (antialiased)"))
 
@@ -264,16 +257,17 @@ _SIG_V = SigLip2VisionConfig(image_size=32, patch_size=8, hidden_size=32, num_hi
 _SIG_T = SigLip2TextConfig(vocab_size=100, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
                            intermediate_size=64, max_position_embeddings=16)
 _SIG_CFG = SigLip2Config(vision_config=_SIG_V, text_config=_SIG_T, projection_dim=16)
-_SIG = _ev(SigLip2Model(_SIG_CFG))
+_SIG = lazy(SigLip2Model, _SIG_CFG)
 _IDS = randint(1, 100, 2, 8, seed=87)
 _SIG_PIX = rand(2, 3, 32, 32, seed=88, low=-1.0, high=1.0)
 add(case("SigLip2Model", G, _SIG, [_SIG_PIX, _IDS],
          note=f"{RI}; one-layer vision (32x32, patch 8) and text towers of width 32"))
-add(case("SigLip2Model[attention_mask]", G, _Call(SigLip2Model, _SIG, names=("pixel_values", "input_ids", "attention_mask")),
+add(case("SigLip2Model[attention_mask]", G, lazy(lambda: ByName(SigLip2Model(_SIG_CFG).eval(), ("pixel_values", "input_ids", "attention_mask"),
+                                 surveys=SigLip2Model), surveys=SigLip2Model),
          [_SIG_PIX, _IDS, torch.tensor([[1] * 8, [1] * 5 + [0] * 3])], note=f"{RI}; text padding mask"))
 add(case("SigLip2Model[get_image_features]", G, _SIG, [_SIG_PIX], method="get_image_features", note=RI))
 add(case("SigLip2Model[get_text_features]", G, _SIG, [_IDS], method="get_text_features", note=RI))
-add(case("SigLip2Builder.from_config", G, _Built(SigLip2Builder, _ev(SigLip2Builder.from_config(_SIG_CFG))),
+add(case("SigLip2Builder.from_config", G, lazy(lambda: Built(SigLip2Builder, SigLip2Builder.from_config(_SIG_CFG).eval()), surveys=SigLip2Builder),
          [_SIG_PIX, _IDS],
          note=f"{RI}; the same small configuration through the builder"))
 add(case("SigLip2ImagePreprocessor", G, SigLip2ImagePreprocessor(), [rand(2, 3, 64, 80, seed=89, high=255.0)],
@@ -285,26 +279,26 @@ _MOON = MoonViTConfig(image_size=56, patch_size=14, init_pos_emb_height=8, init_
 _KPROJ = KimiVLProjectorConfig(input_dim=32, hidden_dim=64, output_dim=48)
 _KCFG = KimiVLConfig(vision_config=_MOON, projector_config=_KPROJ)
 _KIMG = rand(1, 3, 56, 56, seed=91, low=-1.0, high=1.0)
-add(case("MoonViT", G, _ev(MoonViT(_MOON)), [_KIMG], note=f"{RI}; one layer of width 32, 4x4 patches of 14"))
-add(case("MoonViT[attention_mask]", G, _ev(MoonViT(_MOON)), [_KIMG, torch.arange(16).lt(12).view(1, 16)],
+add(case("MoonViT", G, lazy(MoonViT, _MOON), [_KIMG], note=f"{RI}; one layer of width 32, 4x4 patches of 14"))
+add(case("MoonViT[attention_mask]", G, lazy(MoonViT, _MOON), [_KIMG, torch.arange(16).lt(12).view(1, 16)],
          note=f"{RI}; a (B, N) patch mask"))
-add(case("KimiVLProjector", G, _ev(KimiVLProjector(_KPROJ)), [randn(1, 16, 32, seed=92)], kwargs={"h": 4, "w": 4},
+add(case("KimiVLProjector", G, lazy(KimiVLProjector, _KPROJ), [randn(1, 16, 32, seed=92)], kwargs={"h": 4, "w": 4},
          note=f"{RI}; 2x2 patch merge then MLP"))
-add(case("KimiVLModel", G, _ev(KimiVLModel(_KCFG)), [_KIMG], note=f"{RI}; MoonViT + projector, small configuration"))
-add(case("KimiVLBuilder.from_config", G, _Built(KimiVLBuilder, _ev(KimiVLBuilder.from_config(_KCFG))), [_KIMG],
+add(case("KimiVLModel", G, lazy(KimiVLModel, _KCFG), [_KIMG], note=f"{RI}; MoonViT + projector, small configuration"))
+add(case("KimiVLBuilder.from_config", G, lazy(lambda: Built(KimiVLBuilder, KimiVLBuilder.from_config(_KCFG).eval()), surveys=KimiVLBuilder), [_KIMG],
          note=f"{RI}; the same configuration through the builder"))
 _QCFG = Qwen25VisionConfig(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, window_size=56,
                            fullatt_block_indexes=(1,), out_hidden_size=48)
-add(case("Qwen25VisionTransformer", G, _ev(Qwen25VisionTransformer(_QCFG)), [rand(1, 3, 56, 56, seed=93)],
+add(case("Qwen25VisionTransformer", G, lazy(Qwen25VisionTransformer, _QCFG), [rand(1, 3, 56, 56, seed=93)],
          note=f"{RI}; two blocks of width 32 (one windowed, one full attention), 56x56 input"))
-add(case("Qwen25VisionTransformer[batch,rect]", G, _ev(Qwen25VisionTransformer(_QCFG)), [rand(2, 3, 56, 112, seed=94)],
+add(case("Qwen25VisionTransformer[batch,rect]", G, lazy(Qwen25VisionTransformer, _QCFG), [rand(2, 3, 56, 112, seed=94)],
          note=f"{RI}; two 56x112 images (two windows each)"))
 _PCFG = PaliGemmaConfig(vision_config=SigLip2VisionConfig(image_size=32, patch_size=8, hidden_size=32,
                                                           num_hidden_layers=1, num_attention_heads=2,
                                                           intermediate_size=64),
                         vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
                         num_key_value_heads=1, head_dim=16, max_position_embeddings=64, image_token_index=127)
-add(case("PaliGemma", G, _ev(PaliGemma(_PCFG)), [randint(1, 120, 1, 6, seed=95), rand(1, 3, 32, 32, seed=96, low=-1, high=1)],
+add(case("PaliGemma", G, lazy(PaliGemma, _PCFG), [randint(1, 120, 1, 6, seed=95), rand(1, 3, 32, 32, seed=96, low=-1, high=1)],
          note=f"{RI}; one vision and one decoder layer of width 32, vocabulary 128"))
-add(case("SmolVLM2", G, _ev(SmolVLM2(32, 32)), [randn(1, 10, 32, seed=97), randn(1, 10, 32, seed=98)],
+add(case("SmolVLM2", G, lazy(SmolVLM2, 32, 32), [randn(1, 10, 32, seed=97), randn(1, 10, 32, seed=98)],
          note=f"{RI}; kornia's placeholder projection"))

@@ -1,11 +1,10 @@
-#include "render/snapshot.h"
+#include "snapshot/snapshot_reader.h"
+
+#include <fmt/core.h>
 
 #include <set>
 
-#include <fmt/core.h>
-#include <nlohmann/json.hpp>
-
-namespace opsweep::render {
+namespace opsweep::snapshot {
 namespace {
 
 using nlohmann::json;
@@ -37,7 +36,7 @@ bool ParseJson(std::string_view text, json* out, std::string* err) {
   return false;
 }
 
-enum class Need { kRequired, kOptional };
+enum class Need { kRequired, kOptional, kPresent };  // kPresent: required, may be ""
 
 // Reads typed fields out of JSON objects; the first problem is kept in *err as
 // "<where>: <problem>".
@@ -50,23 +49,19 @@ class FieldReader {
     return false;
   }
 
-  bool String(const json& object, const char* key, std::string_view where, Need need,
-              std::string* out) {
+  bool String(const json& object, const char* key, std::string_view where, Need need, std::string* out) {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) {
-      if (need == Need::kRequired) return Fail(where, fmt::format("missing '{}'", key));
+      if (need != Need::kOptional) return Fail(where, fmt::format("missing '{}'", key));
       return true;
     }
     if (!it->is_string()) return Fail(where, fmt::format("'{}' is not a string", key));
     *out = it->get<std::string>();
-    if (need == Need::kRequired && out->empty()) {
-      return Fail(where, fmt::format("'{}' is empty", key));
-    }
+    if (need == Need::kRequired && out->empty()) return Fail(where, fmt::format("'{}' is empty", key));
     return true;
   }
 
-  bool StringList(const json& object, const char* key, std::string_view where,
-                  std::vector<std::string>* out) {
+  bool StringList(const json& object, const char* key, std::string_view where, std::vector<std::string>* out) {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return true;
     if (!it->is_array()) return Fail(where, fmt::format("'{}' is not a list", key));
@@ -77,11 +72,10 @@ class FieldReader {
     return true;
   }
 
-  bool Object(const json& object, const char* key, std::string_view where, Need need,
-              const json** out) {
+  bool Object(const json& object, const char* key, std::string_view where, Need need, const json** out) {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) {
-      if (need == Need::kRequired) return Fail(where, fmt::format("missing '{}'", key));
+      if (need != Need::kOptional) return Fail(where, fmt::format("missing '{}'", key));
       *out = nullptr;
       return true;
     }
@@ -94,18 +88,29 @@ class FieldReader {
   std::string* err_;
 };
 
-// A scalar shown as text (versions may be written as numbers by hand-made snapshots).
-std::string ScalarText(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer() || value.is_number_unsigned() || value.is_number_float() ||
-      value.is_boolean()) {
-    return value.dump();
+bool ReadBreakReasons(FieldReader& fields, const json& j, const std::string& where,
+                      const std::map<std::string, Reason>& reasons, Outcome* out) {
+  const auto list = j.find("break_reasons");
+  if (list == j.end() || list->is_null()) return true;
+  if (!list->is_array()) return fields.Fail(where, "'break_reasons' is not a list");
+  for (const json& item : *list) {
+    // {"reason": id, "text": ...}: merge classifies every graph-break reason.
+    if (!item.is_object()) return fields.Fail(where, "a break reason is not an object {\"reason\", \"text\"}");
+    GraphBreak gb;
+    if (!fields.String(item, "reason", where, Need::kOptional, &gb.reason) ||
+        !fields.String(item, "text", where, Need::kOptional, &gb.text)) {
+      return false;
+    }
+    if (!gb.reason.empty() && reasons.find(gb.reason) == reasons.end()) {
+      return fields.Fail(where, fmt::format("break reason '{}' is not in 'reasons'", gb.reason));
+    }
+    out->break_reasons.push_back(std::move(gb));
   }
-  return "";
+  return true;
 }
 
-bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where,
-                 const std::map<std::string, SnapshotReason>& reasons, PathOutcome* out) {
+bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path,
+                 const std::map<std::string, Reason>& reasons, Outcome* out) {
   if (!j.is_object()) return fields.Fail(where, "is not an object");
   std::string status;
   if (!fields.String(j, "status", where, Need::kRequired, &status)) return false;
@@ -117,30 +122,12 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where,
       !fields.String(j, "detail", where, Need::kOptional, &out->detail) ||
       !fields.String(j, "error", where, Need::kOptional, &out->error) ||
       !fields.String(j, "location", where, Need::kOptional, &out->location) ||
-      !fields.StringList(j, "op_types", where, &out->op_types)) {
+      !fields.StringList(j, "op_types", where, &out->op_types) ||
+      !ReadBreakReasons(fields, j, where, reasons, out)) {
     return false;
   }
-  // Graph breaks: {"reason": id or null, "text": ...} objects; a bare string is taken as text.
-  const auto breaks_list = j.find("break_reasons");
-  if (breaks_list != j.end() && !breaks_list->is_null()) {
-    if (!breaks_list->is_array()) return fields.Fail(where, "'break_reasons' is not a list");
-    for (const json& item : *breaks_list) {
-      GraphBreak gb;
-      if (item.is_string()) {
-        gb.text = item.get<std::string>();
-      } else if (item.is_object()) {
-        const auto r = item.find("reason");
-        const auto t = item.find("text");
-        if (r != item.end() && !r->is_null() && !r->is_string()) return fields.Fail(where, "a break reason id is not a string");
-        if (t != item.end() && !t->is_null() && !t->is_string()) return fields.Fail(where, "a break reason text is not a string");
-        if (r != item.end() && r->is_string()) gb.reason = r->get<std::string>();
-        if (t != item.end() && t->is_string()) gb.text = t->get<std::string>();
-        if (!gb.reason.empty() && reasons.find(gb.reason) == reasons.end()) gb.reason.clear();
-      } else {
-        return fields.Fail(where, "'break_reasons' holds something that is neither text nor an object");
-      }
-      out->break_reasons.push_back(std::move(gb));
-    }
+  if (!out->step.empty() && !PathHasStep(path, out->step)) {
+    return fields.Fail(where, fmt::format("step '{}' is not a step of path '{}'", out->step, path.id));
   }
   if (!out->reason.empty() && reasons.find(out->reason) == reasons.end()) {
     return fields.Fail(where, fmt::format("reason '{}' is not in 'reasons'", out->reason));
@@ -157,8 +144,8 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where,
   return true;
 }
 
-bool ReadRecord(FieldReader& fields, const json& j, const std::string& where,
-                const Snapshot& snapshot, SnapshotRecord* out) {
+bool ReadRecord(FieldReader& fields, const json& j, const std::string& where, const Snapshot& snapshot,
+                Record* out) {
   if (!j.is_object()) return fields.Fail(where, "is not an object");
   if (!fields.String(j, "name", where, Need::kRequired, &out->name)) return false;
   const std::string named = fmt::format("{} '{}'", where, out->name);
@@ -168,7 +155,8 @@ bool ReadRecord(FieldReader& fields, const json& j, const std::string& where,
       !fields.String(j, "section", named, Need::kOptional, &out->section) ||
       !fields.String(j, "group", named, Need::kOptional, &out->group) ||
       !fields.String(j, "target", named, Need::kOptional, &out->target) ||
-      !fields.String(j, "note", named, Need::kOptional, &out->note)) {
+      !fields.String(j, "note", named, Need::kOptional, &out->note) ||
+      !fields.StringList(j, "tags", named, &out->tags)) {
     return false;
   }
   if (out->group.empty()) {
@@ -186,11 +174,11 @@ bool ReadRecord(FieldReader& fields, const json& j, const std::string& where,
   }
   const json* paths = nullptr;
   if (!fields.Object(j, "paths", named, Need::kRequired, &paths)) return false;
-  for (const std::string& path : snapshot.paths) {
-    const auto it = paths->find(path);
-    if (it == paths->end()) return fields.Fail(named, fmt::format("no outcome for path '{}'", path));
-    if (!ReadOutcome(fields, *it, fmt::format("{} paths.{}", named, path), snapshot.reasons,
-                     &out->paths[path])) {
+  for (const PathSpec& path : snapshot.paths) {
+    const auto it = paths->find(path.id);
+    if (it == paths->end()) return fields.Fail(named, fmt::format("no outcome for path '{}'", path.id));
+    if (!ReadOutcome(fields, *it, fmt::format("{} paths.{}", named, path.id), path, snapshot.reasons,
+                     &out->paths[path.id])) {
       return false;
     }
   }
@@ -207,9 +195,11 @@ bool ReadHeader(FieldReader& fields, const json& root, Snapshot* out) {
   if (schema == root.end()) return fields.Fail("", "not an opsweep snapshot (no 'schema')");
   if (!schema->is_number_integer()) return fields.Fail("", "'schema' is not an integer");
   out->schema = schema->get<int>();
-  if (out->schema != kSnapshotSchema) {
-    return fields.Fail("", fmt::format("snapshot schema {} is not supported (this opsweep reads {})",
-                                       out->schema, kSnapshotSchema));
+  if (out->schema != kSchema) {
+    return fields.Fail("", fmt::format("snapshot schema {} is not supported (this opsweep reads {}{})", out->schema,
+                                       kSchema,
+                                       out->schema < kSchema ? "; scripts/migrate_snapshot_v1.py converts schema 1"
+                                                             : "; upgrade opsweep"));
   }
   if (!fields.String(root, "generated", "", Need::kRequired, &out->generated)) return false;
 
@@ -222,30 +212,26 @@ bool ReadHeader(FieldReader& fields, const json& root, Snapshot* out) {
     return false;
   }
   if (tool != nullptr && (!fields.String(*tool, "name", "tool", Need::kOptional, &out->tool_name) ||
-                          !fields.String(*tool, "version", "tool", Need::kOptional,
-                                         &out->tool_version))) {
+                          !fields.String(*tool, "version", "tool", Need::kOptional, &out->tool_version))) {
     return false;
   }
+  // A library that is not an installed distribution (a user's own module) has no version.
   if (!fields.String(*library, "name", "library", Need::kRequired, &out->library_name) ||
-      !fields.String(*library, "version", "library", Need::kRequired, &out->library_version) ||
-      !fields.String(*library, "fingerprint", "library", Need::kOptional,
-                     &out->library_fingerprint)) {
+      !fields.String(*library, "version", "library", Need::kPresent, &out->library_version) ||
+      !fields.String(*library, "fingerprint", "library", Need::kOptional, &out->library_fingerprint)) {
     return false;
   }
   for (const auto& [key, value] : environment->items()) {
-    if (!value.is_null()) out->environment[key] = ScalarText(value);
+    if (value.is_object() || value.is_array()) return fields.Fail("environment", fmt::format("'{}' is not a value", key));
   }
-  const auto opset = root.find("opset");
-  if (opset != root.end() && !opset->is_null()) out->opset = ScalarText(*opset);
-  if (!fields.String(root, "device", "", Need::kOptional, &out->device)) return false;
+  out->environment = *environment;
 
-  if (!fields.StringList(root, "paths", "", &out->paths)) return false;
-  if (out->paths.empty()) return fields.Fail("", "missing or empty 'paths'");
-  std::set<std::string> seen;
-  for (const std::string& path : out->paths) {
-    if (path.empty()) return fields.Fail("paths", "holds an empty path id");
-    if (!seen.insert(path).second) return fields.Fail("paths", fmt::format("'{}' twice", path));
+  const auto paths = root.find("paths");
+  if (paths == root.end() || !paths->is_array() || paths->empty()) {
+    return fields.Fail("", "missing or empty 'paths' (a list of path descriptions)");
   }
+  std::string problem;
+  if (!ParsePathSpecs(*paths, PathSpecForm::snapshot, &out->paths, &problem)) return fields.Fail("paths", problem);
 
   const auto cross = root.find("cross_references");
   if (cross != root.end() && !cross->is_null()) {
@@ -265,7 +251,7 @@ bool ReadHeader(FieldReader& fields, const json& root, Snapshot* out) {
   for (const auto& [id, value] : reasons->items()) {
     const std::string where = fmt::format("reasons.{}", id);
     if (!value.is_object()) return fields.Fail(where, "is not an object");
-    SnapshotReason& reason = out->reasons[id];
+    Reason& reason = out->reasons[id];
     if (!fields.String(value, "title", where, Need::kRequired, &reason.title) ||
         !fields.String(value, "cause", where, Need::kOptional, &reason.cause) ||
         !fields.String(value, "hint", where, Need::kOptional, &reason.hint) ||
@@ -278,7 +264,7 @@ bool ReadHeader(FieldReader& fields, const json& root, Snapshot* out) {
 
 }  // namespace
 
-bool ParseSnapshot(std::string_view text, Snapshot* out, std::string* err) {
+bool ReadSnapshot(std::string_view text, Snapshot* out, std::string* err) {
   json root;
   if (!ParseJson(text, &root, err)) return false;
   FieldReader fields(err);
@@ -287,19 +273,14 @@ bool ParseSnapshot(std::string_view text, Snapshot* out, std::string* err) {
   if (!ReadHeader(fields, root, &snapshot)) return false;
 
   const auto records = root.find("records");
-  if (records == root.end() || !records->is_array()) {
-    return fields.Fail("", "missing 'records' (a list)");
-  }
+  if (records == root.end() || !records->is_array()) return fields.Fail("", "missing 'records' (a list)");
   std::set<std::string> names;
   snapshot.records.reserve(records->size());
   for (std::size_t i = 0; i < records->size(); ++i) {
-    SnapshotRecord record;
-    if (!ReadRecord(fields, (*records)[i], fmt::format("records[{}]", i), snapshot, &record)) {
-      return false;
-    }
+    Record record;
+    if (!ReadRecord(fields, (*records)[i], fmt::format("records[{}]", i), snapshot, &record)) return false;
     if (!names.insert(record.name).second) {
-      return fields.Fail(fmt::format("records[{}]", i),
-                         fmt::format("duplicate record name '{}'", record.name));
+      return fields.Fail(fmt::format("records[{}]", i), fmt::format("duplicate record name '{}'", record.name));
     }
     snapshot.records.push_back(std::move(record));
   }
@@ -307,4 +288,4 @@ bool ParseSnapshot(std::string_view text, Snapshot* out, std::string* err) {
   return true;
 }
 
-}  // namespace opsweep::render
+}  // namespace opsweep::snapshot

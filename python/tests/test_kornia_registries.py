@@ -1,0 +1,78 @@
+"""The bundled kornia registries: operators that kornia 0.9.0 cannot run are ordinary cases whose eager
+call fails inside kornia (not in registry code), so the page shows the library's own error."""
+
+import os
+import traceback
+
+import pytest
+import torch
+
+from opsweep.case import materialize
+from opsweep.registry import is_registry_file, load_registries
+
+torch.set_num_threads(1)
+
+KORNIA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep", "registries", "kornia")
+
+# case -> (registry, exception kornia raises with valid inputs)
+LIBRARY_DEFECTS = {
+    "threshold[THRESH_OTSU]": ("cases_enhance.py", NotImplementedError),
+    "threshold[THRESH_TRUNC|THRESH_OTSU]": ("cases_enhance.py", NotImplementedError),
+    "Threshold[OTSU]": ("cases_enhance.py", NotImplementedError),
+    "Boxes.trim": ("cases_geometry_misc.py", NotImplementedError),
+    "Boxes.translate[fast]": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints3D.transform_keypoints": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints3D.transform_keypoints_": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints3D.pad": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints3D.unpad": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints.to_tensor[as_padded_sequence]": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints3D.to_tensor[as_padded_sequence]": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints[list]": ("cases_geometry_misc.py", NotImplementedError),
+    "Keypoints3D[list]": ("cases_geometry_misc.py", NotImplementedError),
+    "AugmentationSequential[3d,mask]": ("cases_augmentation.py", NotImplementedError),
+    "AugmentationSequential.inverse[3d]": ("cases_augmentation.py", NotImplementedError),
+    "AugmentationSequential[mix,label]": ("cases_augmentation.py", NotImplementedError),
+    "ObjectDetector.from_config": ("cases_contrib.py", NotImplementedError),
+    "EdgeDetector.from_config": ("cases_contrib.py", NotImplementedError),
+    # kornia accepts a numpy array only: the tensor goes to kornia as it is
+    "image_to_tensor": ("cases_misc.py", TypeError),
+    "ImageToTensor": ("cases_misc.py", TypeError),
+    "utils.image_to_tensor": ("cases_misc.py", TypeError),
+    "utils.ImageToTensor": ("cases_misc.py", TypeError),
+}
+
+
+@pytest.fixture(scope="module")
+def cases():
+    files = sorted({os.path.join(KORNIA, registry) for registry, _ in LIBRARY_DEFECTS.values()})
+    return {lc.case.name: lc.case for lc in load_registries(files)}
+
+
+def _eager(c):
+    from opsweep.paths.base import fresh_inputs, make_module
+
+    c = materialize(c)
+    module = make_module(c, flat_outputs=False)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        return module(*fresh_inputs(c))
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY_DEFECTS))
+def test_the_library_itself_raises_with_valid_inputs(cases, name):
+    expected = LIBRARY_DEFECTS[name][1]
+    assert name in cases
+    with pytest.raises(expected) as info:
+        _eager(cases[name])
+    innermost = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert not is_registry_file(innermost.filename), f"raised in registry code: {innermost.filename}:{innermost.lineno}"
+    assert "kornia" in innermost.filename.split(os.sep)
+    assert cases[name].note  # says which valid input was used
+
+
+@pytest.mark.parametrize("name", ["image_list_to_tensor", "utils.image_list_to_tensor"])
+def test_image_list_to_tensor_takes_its_tensors_as_graph_inputs(cases, name):
+    c = cases[name]
+    out = _eager(c)
+    assert torch.equal(out, torch.stack(list(c.inputs)).permute(0, 3, 1, 2))
+    assert ".numpy()" not in open(c.target.fn.__code__.co_filename).read()  # no conversion of the registry's

@@ -1,0 +1,84 @@
+#include "core/path_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/bundled_paths.h"
+
+namespace opsweep {
+namespace {
+
+using json = nlohmann::json;
+
+json Hello() {
+  return json::parse(R"({"id":"toy","title":"Toy","label":"T","description":"a toy","steps":["capture","compare"],
+    "expected_seconds":1.5,"order":50,"env":["python","torch"],"subverdicts":[{"id":"ov","title":"OpenVINO","label":"OV"}],
+    "harness":"abc"})");
+}
+
+TEST(PathSpec, ReadsTheHelloForm) {
+  PathSpec p;
+  std::string err;
+  ASSERT_TRUE(ParsePathSpec(Hello(), PathSpecForm::hello, &p, &err)) << err;
+  EXPECT_EQ(p.id, "toy");
+  EXPECT_EQ(p.steps, (std::vector<std::string>{"capture", "compare"}));
+  EXPECT_EQ(p.expected_seconds, 1.5);
+  EXPECT_EQ(p.order, 50);
+  EXPECT_EQ(p.harness, "abc");
+  ASSERT_EQ(p.subverdicts.size(), 1u);
+  EXPECT_EQ(p.subverdicts[0].label, "OV");
+  EXPECT_TRUE(PathHasStep(p, "capture"));
+  EXPECT_TRUE(PathHasStep(p, "eager"));  // common
+  EXPECT_FALSE(PathHasStep(p, "export"));
+}
+
+TEST(PathSpec, TheSnapshotFormDropsWhatOnlyTheEngineNeeds) {
+  PathSpec p;
+  std::string err;
+  ASSERT_TRUE(ParsePathSpec(Hello(), PathSpecForm::hello, &p, &err));
+  json snap = PathSpecSnapshotJson(p);
+  EXPECT_FALSE(snap.contains("harness"));
+  EXPECT_FALSE(snap.contains("expected_seconds"));
+  PathSpec back;
+  ASSERT_TRUE(ParsePathSpec(snap, PathSpecForm::snapshot, &back, &err)) << err;
+  p.harness.clear();
+  p.expected_seconds.reset();
+  EXPECT_EQ(back, p);
+  EXPECT_FALSE(ParsePathSpec(snap, PathSpecForm::hello, &back, &err));  // no harness
+  EXPECT_EQ(err, "path 'toy': 'harness' is missing or not a string");
+}
+
+TEST(PathSpec, RefusesWhatWouldBreakKeysOrSteps) {
+  auto refused = [](const char* key, json value) {
+    json j = Hello();
+    j[key] = value;
+    PathSpec p;
+    std::string err;
+    EXPECT_FALSE(ParsePathSpec(j, PathSpecForm::hello, &p, &err)) << key;
+    return err;
+  };
+  EXPECT_EQ(refused("id", "Toy Path"), "path 'Toy Path': an id is lowercase letters, digits and '-'");
+  EXPECT_EQ(refused("steps", json{"capture", "capture"}), "path 'toy': 'steps' lists 'capture' twice");
+  EXPECT_EQ(refused("steps", json{"eager"}), "path 'toy': step 'eager' is common to every path; a path lists only its own");
+  EXPECT_EQ(refused("env", json{"torch", "library"}), "path 'toy': env field 'library' is a job-key tag of its own");
+  EXPECT_EQ(refused("order", "first"), "path 'toy': 'order' is missing or not an integer");
+  EXPECT_EQ(refused("expected_seconds", -1), "path 'toy': 'expected_seconds' is not a number of seconds");
+  std::vector<PathSpec> list;
+  std::string err;
+  EXPECT_FALSE(ParsePathSpecs(json::array({Hello(), Hello()}), PathSpecForm::hello, &list, &err));
+  EXPECT_EQ(err, "path 'toy' is described twice");
+}
+
+TEST(PathSpec, TheBundledDescriptionsParse) {
+  std::vector<PathSpec> paths = testing::BundledPaths();
+  ASSERT_EQ(paths.size(), 3u);
+  std::vector<PathSpec> shuffled = {paths[2], paths[0], paths[1]};
+  SortPaths(&shuffled);
+  EXPECT_EQ(shuffled, paths);  // the harness lists them in order
+  EXPECT_EQ(EnvFieldsOf(paths), (std::vector<std::string>{"python", "torch", "numpy", "device", "onnx", "onnxscript",
+                                                           "onnxruntime", "opset"}));
+  EXPECT_EQ(FindPath(paths, "compile")->title, "torch.compile");
+  EXPECT_EQ(FindPath(paths, "tflite"), nullptr);
+}
+
+}  // namespace
+}  // namespace opsweep
