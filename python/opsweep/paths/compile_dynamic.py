@@ -6,7 +6,9 @@ Steps: ``no-dynamic-dims``, ``eager-other-shapes`` (n/a, as export-dynamic), ``c
 call; compilation happens inside it), ``compare``.
 - One ``torch.compile(module)`` (inductor, ``dynamic=None``: the first call compiles for its
   static shapes, a call at a new shape recompiles with the changed dimensions dynamic) is called
-  at S0 (the case's own shapes), S1 and S2 (opsweep/shapes.py), each under no_grad with seed 0.
+  at S0 (the case's own shapes), S1 and S2 (opsweep/shapes.py), each under no_grad with seed 0,
+  and compared with eager called the same way: the three calls in turn on one module (a target
+  that keeps state between calls gets the same history).
   Dynamo state is reset before and after the job.
 - Each call's compilations are read from torch._dynamo.utils.get_compilation_metrics(): how many
   frames compiled, and each recompilation's guard reason, rewritten to name inputs ``x0[2]``
@@ -124,6 +126,13 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         r = dyn.ShapeRun(plan.shapes[k], "trace" if k == TRACE else "other")
         r.inputs, r.expected, r.values = refs.at(plan.shapes[k])
         runs.append(r)
+    # the compiled module is called at the three shapes in turn: eager is too, on one module, so a
+    # target that keeps state between calls is compared with the same history
+    ctx.step = "eager-other-shapes"
+    history = ctx.eager([(tuple(x.clone() for x in r.inputs), 0) for r in runs]) if ctx.eager else None
+    if history is not None:
+        for r, expected in zip(runs, history):
+            r.expected = expected
     per_call: list[dict[str, Any]] = []
     try:
         torch._dynamo.reset()
