@@ -70,13 +70,15 @@ TEST(PathSpec, RefusesWhatWouldBreakKeysOrSteps) {
 
 TEST(PathSpec, TheBundledDescriptionsParse) {
   std::vector<PathSpec> paths = testing::BundledPaths();
-  ASSERT_EQ(paths.size(), 3u);
-  std::vector<PathSpec> shuffled = {paths[2], paths[0], paths[1]};
+  ASSERT_EQ(paths.size(), 6u);
+  std::vector<PathSpec> shuffled = {paths[5], paths[2], paths[4], paths[0], paths[3], paths[1]};
   SortPaths(&shuffled);
   EXPECT_EQ(shuffled, paths);  // the harness lists them in order
   EXPECT_EQ(EnvFieldsOf(paths), (std::vector<std::string>{"python", "torch", "numpy", "device", "onnx", "onnxscript",
                                                            "onnxruntime", "opset"}));
   EXPECT_EQ(FindPath(paths, "compile")->title, "torch.compile");
+  EXPECT_EQ(FindPath(paths, "compile-dynamic")->steps,
+            (std::vector<std::string>{"no-dynamic-dims", "eager-other-shapes", "compile", "compare"}));
   EXPECT_EQ(FindPath(paths, "tflite"), nullptr);
 }
 

@@ -90,6 +90,8 @@ std::string RecordProblem(const StoredResult& row, const json& record, const Pat
   }
   auto error = record.find("error");
   if (error != record.end() && !error->is_null() && !error->is_object()) return "error is neither null nor an object";
+  auto dynamic = record.find("dynamic");
+  if (dynamic != record.end() && !dynamic->is_null() && !dynamic->is_object()) return "dynamic is neither null nor an object";
   return "";
 }
 

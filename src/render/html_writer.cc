@@ -246,7 +246,19 @@ class Page {
       if (p > 0) out_ += ',';
       out_ += ScriptJsonString(vm_.paths[p].id);
     }
-    out_ += fmt::format("],\"total\":{}}}</script>\n<script>", vm_.configurations);
+    // The status tokens the script's filters group: said here once (core/status.h), not in the script.
+    auto tokens = [](bool (*predicate)(Status)) {
+      std::string list;
+      for (Status status : kAllStatuses) {
+        if (!predicate(status)) continue;
+        if (!list.empty()) list += ',';
+        list += ScriptJsonString(StatusToken(status));
+      }
+      return list;
+    };
+    out_ += fmt::format("],\"total\":{},\"supported\":[{}],\"failure\":[{}],\"caveat\":[{},{}]}}</script>\n<script>",
+                        vm_.configurations, tokens(IsSupported), tokens(IsFailure),
+                        ScriptJsonString(StatusToken(Status::ok_static)), ScriptJsonString(StatusToken(Status::ok_recompiles)));
     out_ += page_script;
     out_ += "</script>\n</body>\n</html>\n";
   }
@@ -335,6 +347,7 @@ class Page {
                           E(line.reason->anchor), E(line.reason->id), E(line.reason->title));
     }
     if (!line.error.empty()) out_ += "<code class=\"err\">" + E(line.error) + "</code>";
+    for (const std::string& fact : line.facts) out_ += "<span class=\"dyn\">" + E(fact) + "</span>";
     out_ += "</li>";
   }
 

@@ -69,6 +69,8 @@ std::string FallbackText(const Outcome& outcome) {
     case Status::ok_breaks:
     case Status::ok:
     case Status::ok_unverified:
+    case Status::ok_static:
+    case Status::ok_recompiles:
       if (outcome.graph_breaks.value_or(0) > 0) {
         return *outcome.graph_breaks == 1 ? "1 graph break" : fmt::format("{} graph breaks", *outcome.graph_breaks);
       }
@@ -121,7 +123,8 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
   if (line.text.empty() && line.reason) line.text = line.reason->title;
   if (line.text.empty()) line.text = FallbackText(outcome);
   line.location = OneLine(outcome.location);
-  if (line.text.empty() && line.location.empty() && line.break_reasons.empty()) return std::nullopt;
+  for (const std::string& fact : DynamicFacts(outcome)) line.facts.push_back(OneLine(fact));
+  if (line.text.empty() && line.location.empty() && line.break_reasons.empty() && line.facts.empty()) return std::nullopt;
   return line;
 }
 
@@ -129,7 +132,8 @@ bool SameLine(const DetailLine& a, const DetailLine& b) {
   auto key = [](const DetailLine& line) {
     std::vector<std::string> breaks;
     for (const auto& item : line.break_reasons) breaks.push_back(item.reason ? "#" + item.reason->id : item.text);
-    return std::make_tuple(line.text, line.error, line.location, line.reason ? line.reason->id : std::string(), breaks);
+    return std::make_tuple(line.text, line.error, line.location, line.reason ? line.reason->id : std::string(), breaks,
+                           line.facts);
   };
   return key(a) == key(b);
 }
@@ -182,7 +186,17 @@ std::vector<EnvironmentEntry> MakeEnvironment(const Snapshot& snapshot) {
   return out;
 }
 
-std::vector<LegendEntry> MakeLegend() {
+// Whether some outcome of the snapshot has this status.
+bool AnyOutcome(const Snapshot& snapshot, Status status) {
+  for (const Record& record : snapshot.records) {
+    for (const auto& [id, outcome] : record.paths) {
+      if (outcome.status == status) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<LegendEntry> MakeLegend(const Snapshot& snapshot) {
   std::vector<LegendEntry> out;
   auto add = [&](Status status, std::optional<int> breaks, std::string meaning) {
     out.push_back({MakeCell(status, breaks), std::move(meaning)});
@@ -192,6 +206,17 @@ std::vector<LegendEntry> MakeLegend() {
   add(Status::ok_unverified, std::nullopt,
       "random operator: captured and ran with the right output shapes and finite values; values "
       "are not compared");
+  // The dynamic-shape paths' caveats, when a path reported them.
+  if (AnyOutcome(snapshot, Status::ok_static)) {
+    add(Status::ok_static, std::nullopt,
+        "dynamic shapes: matched eager at every shape it accepts, but some dimensions are static (or "
+        "limited to a range) in the captured program");
+  }
+  if (AnyOutcome(snapshot, Status::ok_recompiles)) {
+    add(Status::ok_recompiles, std::nullopt,
+        "dynamic shapes: matched eager at every shape, but torch.compile recompiles for every new size of "
+        "a dimension");
+  }
   add(Status::mismatch, std::nullopt, "captured and ran, but the output differs from eager");
   add(Status::fail, std::nullopt, "capture, conversion or the captured program failed");
   add(Status::crash, std::nullopt, "the worker process died during the job (e.g. a segfault)");
@@ -213,7 +238,7 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
   vm->tool = OneLine(snapshot.tool_version.empty() ? snapshot.tool_name : snapshot.tool_name + " " + snapshot.tool_version);
   vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version, JoinTitles(vm->paths));
   vm->environment = MakeEnvironment(snapshot);
-  vm->legend = MakeLegend();
+  vm->legend = MakeLegend(snapshot);
   vm->unclassified = snapshot.unclassified;
 }
 
@@ -240,6 +265,7 @@ std::string SearchText(const RowView& row) {
     }
     if (line.reason) text += " " + line.reason->id + " " + line.reason->title;
     for (const auto& item : line.break_reasons) text += " " + item.text;
+    for (const auto& fact : line.facts) text += " " + fact;
   }
   return text;
 }
@@ -260,7 +286,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
   row.na_everywhere = true;
   for (int p = 0; p < static_cast<int>(paths.size()); ++p) {
     const Outcome& outcome = record.paths.at(paths[p].id);
-    row.cells.push_back(MakeCell(outcome.status, outcome.graph_breaks));
+    row.cells.push_back(MakeCell(outcome));
     row.graph_breaks += outcome.graph_breaks.value_or(0);
     row.na_everywhere = row.na_everywhere && IsNotMeasured(outcome.status);
     auto line = LineFor(outcome, links);
@@ -280,6 +306,9 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
 }
 
 // ---- tallies: counts over every row --------------------------------------------------------------
+
+// A supported outcome with a dynamic-shape caveat: the "caveat" filter.
+bool IsCaveat(Status status) { return status == Status::ok_static || status == Status::ok_recompiles; }
 
 class Tally {
  public:
@@ -305,6 +334,9 @@ class Tally {
     ++vm->configurations;
     if (failed) ++any_failure_;
     if (row.graph_breaks > 0) ++with_breaks_;
+    if (std::any_of(row.cells.begin(), row.cells.end(), [](const CellView& c) { return IsCaveat(c.status); })) {
+      ++with_caveat_;
+    }
     if (row.na_everywhere) ++vm->configurations_na_everywhere;
     if (all_supported) ++vm->configurations_all_pass;
     AddReasons(record, row, op);
@@ -324,6 +356,7 @@ class Tally {
 
   int any_failure() const { return any_failure_; }
   int with_breaks() const { return with_breaks_; }
+  int with_caveat() const { return with_caveat_; }
   const std::map<Status, int>& status_counts(std::size_t p) const { return status_counts_[p]; }
   int path_failures(std::size_t p) const { return path_failures_[p]; }
   const std::map<std::string, std::vector<AffectedRow>>& affected() const { return affected_; }
@@ -355,7 +388,7 @@ class Tally {
   const std::vector<PathView>& paths_;
   std::vector<bool> onnx_paths_;
   std::set<OperatorKey> operators_, operators_onnx_;
-  int any_failure_ = 0, with_breaks_ = 0;
+  int any_failure_ = 0, with_breaks_ = 0, with_caveat_ = 0;
   std::vector<std::map<Status, int>> status_counts_;
   std::vector<int> path_failures_;
   std::map<std::string, std::vector<AffectedRow>> affected_;
@@ -424,6 +457,9 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
   out.push_back({"all", "All configurations", vm.configurations, ""});
   out.push_back({"failure", "Any failure", tally.any_failure(), ""});
   out.push_back({"breaks", "Graph breaks", tally.with_breaks(), ""});
+  if (tally.with_caveat() > 0) {
+    out.push_back({"caveat", "Dynamic shapes: static dimensions or recompiles", tally.with_caveat(), ""});
+  }
   out.push_back({"all-ok", "Supported on every path", vm.configurations_all_pass, ""});
   for (std::size_t p = 0; p < vm.paths.size(); ++p) {
     const PathView& path = vm.paths[p];
@@ -436,6 +472,8 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
       const CellView cell = MakeCell(status, std::nullopt);
       const std::string words = status == Status::ok_breaks       ? "yes, graph breaks"
                                 : status == Status::ok_unverified ? "yes, random"
+                                : status == Status::ok_static     ? "yes, static dimensions"
+                                : status == Status::ok_recompiles ? "yes, recompiles"
                                                                   : cell.label;
       const std::string label = fmt::format("{}: {} {}", path.title, cell.symbol, words);
       out.push_back({fmt::format("{}:{}", path.id, StatusToken(status)), label, it->second, path.title});
@@ -532,8 +570,89 @@ CellView MakeCell(Status status, std::optional<int> graph_breaks) {
       cell.symbol = "\u25f7";
       cell.label = "timeout";
       break;
+    case Status::ok_static:
+      cell.symbol = "\u2713";
+      cell.label = "yes, static dims";
+      break;
+    case Status::ok_recompiles:
+      cell.symbol = "\u2713";
+      cell.label = "yes, recompiles";
+      break;
   }
   return cell;
+}
+
+namespace {
+
+// Distinct names in their first order, joined with ", ".
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::vector<std::string> seen;
+  for (const auto& n : names) {
+    if (std::find(seen.begin(), seen.end(), n) == seen.end()) seen.push_back(n);
+  }
+  std::string out;
+  for (const auto& n : seen) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::vector<std::string> NamesOfKind(const snapshot::DynamicInfo& d, std::initializer_list<std::string_view> kinds) {
+  std::vector<std::string> out;
+  for (const auto& dim : d.specialised) {
+    if (std::find(kinds.begin(), kinds.end(), dim.kind) != kinds.end()) out.push_back(OneLine(dim.name));
+  }
+  return out;
+}
+
+std::string KindWords(const std::string& kind) {
+  if (kind == "constant") return "static";
+  if (kind == "range") return "limited";
+  if (kind == "assert") return "fixed by a run-time assert";
+  if (kind == "guard") return "fixed by a guard the program does not keep";
+  return kind;
+}
+
+}  // namespace
+
+CellView MakeCell(const snapshot::Outcome& outcome) {
+  CellView cell = MakeCell(outcome.status, outcome.graph_breaks);
+  if (!outcome.dynamic) return cell;
+  const snapshot::DynamicInfo& d = *outcome.dynamic;
+  if (outcome.status == Status::ok_static) {
+    std::vector<std::string> parts;
+    const std::string fixed = JoinNames(NamesOfKind(d, {"constant"}));
+    const std::string limited = JoinNames(NamesOfKind(d, {"range"}));
+    if (!fixed.empty()) parts.push_back("static in " + fixed);
+    if (!limited.empty()) parts.push_back(limited + " limited");
+    if (!parts.empty()) cell.label = "yes, " + JoinNames(parts);
+  } else if (outcome.status == Status::ok_recompiles) {
+    const std::string names = JoinNames(NamesOfKind(d, {"constant"}));
+    if (!names.empty()) cell.label = "yes, recompiles per " + names;
+  }
+  return cell;
+}
+
+std::vector<std::string> DynamicFacts(const snapshot::Outcome& outcome) {
+  std::vector<std::string> out;
+  if (!outcome.dynamic || outcome.status == Status::ok || outcome.status == Status::not_applicable) return out;
+  const snapshot::DynamicInfo& d = *outcome.dynamic;
+  if (!d.shapes.empty()) {
+    std::string shapes;
+    for (std::size_t i = 0; i < d.shapes.size(); ++i) {
+      if (i > 0) shapes += ", then ";
+      shapes += d.shapes[i] + (static_cast<int>(i) == d.trace ? " (traced)" : "");
+    }
+    out.push_back("shapes: " + shapes);
+  }
+  for (const auto& dim : d.specialised) {
+    out.push_back(dim.name + " " + KindWords(dim.kind) + (dim.why.empty() ? "" : ": " + dim.why));
+  }
+  if (d.recompiles) {
+    std::string guards;
+    for (std::size_t i = 0; i < d.guards.size() && i < 3; ++i) guards += (i > 0 ? "; " : "") + d.guards[i];
+    out.push_back(fmt::format("{} recompile{}{}", *d.recompiles, *d.recompiles == 1 ? "" : "s",
+                              guards.empty() ? "" : ": " + guards));
+  }
+  return out;
 }
 
 ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options) {

@@ -7,7 +7,8 @@
 // here names a path.
 //
 // Definitions (also in docs/page.md):
-// - supported: ok, ok-breaks or ok-unverified; probed (per path): any status but n/a.
+// - supported: ok, ok-breaks, ok-unverified, ok-static or ok-recompiles (core/status.h);
+//   probed (per path): any status but n/a.
 // - a configuration is one record; an operator is a distinct (package, section, operator) triple.
 // - a row that is n/a on every path leaves its package table for the "n/a on every path" section.
 // - an ONNX path is one whose outcomes list ONNX op types (`op_types`): it produces ONNX models.
@@ -75,6 +76,9 @@ struct DetailLine {
   std::string location;     // "kornia/x.py:12" or ""
   std::optional<ReasonLink> reason;
   std::vector<BreakReasonView> break_reasons;
+  // The dynamic-shape paths' findings, one sentence each: the shapes probed, each dimension the
+  // capture specialised and why, the recompiles and their guards (DynamicFacts).
+  std::vector<std::string> facts;
 };
 
 struct RowView {
@@ -141,7 +145,8 @@ struct LegendEntry {
 };
 
 // One choice of the page's filter (HTML only). `value` is what the URL carries: "all", "failure",
-// "breaks", "all-ok", "<path>:supported", "<path>:failure" or "<path>:<status token>".
+// "breaks", "caveat" (a dynamic-shape path is static in a dimension or recompiles per size; only
+// when some row is), "all-ok", "<path>:supported", "<path>:failure" or "<path>:<status token>".
 struct FilterOption {
   std::string value;
   std::string label;
@@ -189,5 +194,11 @@ std::string FormatPercent(int supported, int probed);
 std::string NaNote(const PackageSummary& summary);
 // The cell of one outcome: symbol and label.
 CellView MakeCell(Status status, std::optional<int> graph_breaks);
+// The cell of an outcome, its label naming what a dynamic-shape path specialised: "yes, static in
+// H, W", "yes, W limited", "yes, recompiles per H".
+CellView MakeCell(const snapshot::Outcome& outcome);
+// The sentences a row's details give for a dynamic-shape outcome (see DetailLine::facts); none for
+// a plain success, whose cell says it all, or for an outcome without dynamic findings.
+std::vector<std::string> DynamicFacts(const snapshot::Outcome& outcome);
 
 }  // namespace opsweep::render

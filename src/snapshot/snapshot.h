@@ -31,6 +31,23 @@ struct GraphBreak {
   std::string text;
 };
 
+// A varied dimension a dynamic-shape path did not keep fully dynamic (record.dynamic.specialised).
+struct DynamicDim {
+  std::string name;  // "batch", "H", "W", "D", "x1[2]"
+  std::string kind;  // "constant", "range", "assert", "guard"
+  std::string why;   // the guard and the library line: "x0[2] == 48 at kornia/x.py:12 in f"
+};
+
+// What a dynamic-shape path found (from record.dynamic; absent on the static paths).
+struct DynamicInfo {
+  std::vector<std::string> shapes;  // "1x3x32x40" per probed shape (inputs joined with ", ")
+  int trace = 0;                    // the index in `shapes` the capture was made at
+  std::vector<DynamicDim> specialised;
+  std::optional<int> recompiles;    // compile-dynamic: recompilations over its calls
+  std::vector<std::string> guards;  // guard texts (compile: recompile reasons), at most kDynamicGuards
+};
+inline constexpr std::size_t kDynamicGuards = 8;
+
 // One record's outcome on one path.
 struct Outcome {
   Status status = Status::not_applicable;
@@ -42,6 +59,7 @@ struct Outcome {
   std::optional<int> graph_breaks;
   std::vector<GraphBreak> break_reasons;
   std::vector<std::string> op_types;  // sorted
+  std::optional<DynamicInfo> dynamic;  // dynamic-shape paths only
 };
 
 struct Record {

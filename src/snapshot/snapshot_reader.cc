@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <set>
 
 namespace opsweep::snapshot {
@@ -109,6 +110,41 @@ bool ReadBreakReasons(FieldReader& fields, const json& j, const std::string& whe
   return true;
 }
 
+bool ReadDynamic(FieldReader& fields, const json& j, const std::string& where, Outcome* out) {
+  const json* d = nullptr;
+  if (!fields.Object(j, "dynamic", where, Need::kOptional, &d)) return false;
+  if (d == nullptr) return true;
+  const std::string at = where + " dynamic";
+  DynamicInfo info;
+  if (!fields.StringList(*d, "shapes", at, &info.shapes) || !fields.StringList(*d, "guards", at, &info.guards)) return false;
+  if (const auto trace = d->find("trace"); trace != d->end() && !trace->is_null()) {
+    if (!trace->is_number_integer() || trace->get<long long>() < 0 ||
+        trace->get<long long>() >= static_cast<long long>(std::max<std::size_t>(1, info.shapes.size()))) {
+      return fields.Fail(at, "'trace' is not the index of one of its shapes");
+    }
+    info.trace = trace->get<int>();
+  }
+  if (const auto n = d->find("recompiles"); n != d->end() && !n->is_null()) {
+    if (!n->is_number_integer() || n->get<long long>() < 0) return fields.Fail(at, "'recompiles' is not a whole number");
+    info.recompiles = n->get<int>();
+  }
+  if (const auto list = d->find("specialised"); list != d->end() && !list->is_null()) {
+    if (!list->is_array()) return fields.Fail(at, "'specialised' is not a list");
+    for (const json& item : *list) {
+      if (!item.is_object()) return fields.Fail(at, "a specialised dimension is not an object");
+      DynamicDim dim;
+      if (!fields.String(item, "name", at, Need::kRequired, &dim.name) ||
+          !fields.String(item, "kind", at, Need::kRequired, &dim.kind) ||
+          !fields.String(item, "why", at, Need::kOptional, &dim.why)) {
+        return false;
+      }
+      info.specialised.push_back(std::move(dim));
+    }
+  }
+  out->dynamic = std::move(info);
+  return true;
+}
+
 bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path,
                  const std::map<std::string, Reason>& reasons, Outcome* out) {
   if (!j.is_object()) return fields.Fail(where, "is not an object");
@@ -123,7 +159,7 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, c
       !fields.String(j, "error", where, Need::kOptional, &out->error) ||
       !fields.String(j, "location", where, Need::kOptional, &out->location) ||
       !fields.StringList(j, "op_types", where, &out->op_types) ||
-      !ReadBreakReasons(fields, j, where, reasons, out)) {
+      !ReadBreakReasons(fields, j, where, reasons, out) || !ReadDynamic(fields, j, where, out)) {
     return false;
   }
   if (!out->step.empty() && !PathHasStep(path, out->step)) {

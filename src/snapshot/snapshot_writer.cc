@@ -8,18 +8,31 @@ using json = nlohmann::json;
 
 json IdOrNull(const std::string& id) { return id.empty() ? json(nullptr) : json(id); }
 
+json DynamicJson(const DynamicInfo& d) {
+  json specialised = json::array();
+  for (const DynamicDim& dim : d.specialised) specialised.push_back({{"name", dim.name}, {"kind", dim.kind}, {"why", dim.why}});
+  return {{"shapes", d.shapes},
+          {"trace", d.trace},
+          {"specialised", specialised},
+          {"recompiles", d.recompiles ? json(*d.recompiles) : json(nullptr)},
+          {"guards", d.guards}};
+}
+
 json OutcomeJson(const Outcome& o) {
   json breaks = json::array();
   for (const GraphBreak& b : o.break_reasons) breaks.push_back({{"reason", IdOrNull(b.reason)}, {"text", b.text}});
-  return {{"status", StatusId(o.status)},
-          {"step", o.step},
-          {"reason", IdOrNull(o.reason)},
-          {"detail", o.detail},
-          {"error", o.error},
-          {"location", o.location},
-          {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
-          {"break_reasons", breaks},
-          {"op_types", o.op_types}};
+  json out = {{"status", StatusId(o.status)},
+              {"step", o.step},
+              {"reason", IdOrNull(o.reason)},
+              {"detail", o.detail},
+              {"error", o.error},
+              {"location", o.location},
+              {"graph_breaks", o.graph_breaks ? json(*o.graph_breaks) : json(nullptr)},
+              {"break_reasons", breaks},
+              {"op_types", o.op_types}};
+  // Only the dynamic-shape paths have it: the static outcomes keep their bytes.
+  if (o.dynamic) out["dynamic"] = DynamicJson(*o.dynamic);
+  return out;
 }
 
 json RecordJson(const Record& r) {

@@ -31,7 +31,7 @@ class FakeWorkerPool : public WorkerPool {
   // --- configuration ---
   std::map<std::string, FakeJobScript> scripts;  // by "case|path"
   std::vector<std::string> cases = {"a", "b", "c"};  // the inventory (group "g.sub", fingerprint "fp-<name>")
-  std::vector<PathSpec> paths;   // default: the bundled paths (tests/fixtures/paths.json)
+  std::vector<PathSpec> paths;   // default: the bundled static paths (tests/fixtures/paths.json)
   std::string env_json = R"({"torch":"2.13","opset":18})";
   double startup_s = 0.5;
   int protocol = 2;
