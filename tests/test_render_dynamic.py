@@ -103,7 +103,8 @@ def row(browser, name):
 
 def test_the_dynamic_paths_are_columns_and_cards(browser, page, snapshot):
     load(browser, page)
-    heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table.ops")[0].find_elements(By.CSS_SELECTOR, "thead th.c")]
+    heads = [th.get_attribute("textContent") for th in
+             browser.find_elements(By.CSS_SELECTOR, "table.ops")[0].find_elements(By.CSS_SELECTOR, "thead th.c")]
     assert heads == [p["title"] for p in snapshot["paths"]]
     assert "torch.export, dynamic shapes" in heads and "torch.compile, dynamic shapes" in heads
     cards = browser.find_element(By.TAG_NAME, "body").text
@@ -168,4 +169,13 @@ def test_screenshot_with_the_dynamic_columns(browser, page):
     load(browser, page + "#f=caveat")
     browser.execute_script("document.querySelector(\"tr[data-name='warp_affine']\").scrollIntoView({block: 'center'})")
     browser.save_screenshot(str(ARTIFACTS / "page-dynamic.png"))
-    assert (ARTIFACTS / "page-dynamic.png").stat().st_size > 10_000
+    load(browser, page)
+    browser.save_screenshot(str(ARTIFACTS / "page-dynamic-cards.png"))
+    browser.execute_script("window.scrollTo(0, document.querySelector('table.ops').getBoundingClientRect().top"
+                           " + window.scrollY - 80)")
+    browser.save_screenshot(str(ARTIFACTS / "page-dynamic-top.png"))
+    for name in ("page-dynamic.png", "page-dynamic-top.png", "page-dynamic-cards.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000
+    # the group heading spans the three dynamic columns
+    group = browser.find_element(By.CSS_SELECTOR, "table.ops tr.grp-h th")
+    assert group.get_attribute("textContent") == "dynamic shapes" and group.get_attribute("colspan") == "3"

@@ -83,6 +83,10 @@ bool ParsePathSpec(const json& j, PathSpecForm form, PathSpec* out, std::string*
   auto order = j.find("order");
   if (order == j.end() || !order->is_number_integer()) return r.Fail("'order' is missing or not an integer");
   out->order = order->get<int>();
+  if (auto group = j.find("group"); group != j.end() && !group->is_null()) {
+    if (!group->is_string()) return r.Fail("'group' is not a string");
+    out->group = group->get<std::string>();
+  }
   auto subs = j.find("subverdicts");
   if (subs == j.end() || !subs->is_array()) return r.Fail("'subverdicts' is missing or not a list");
   std::set<std::string> sub_ids;
@@ -130,8 +134,10 @@ bool ParsePathSpecs(const json& list, PathSpecForm form, std::vector<PathSpec>* 
 json PathSpecSnapshotJson(const PathSpec& path) {
   json subs = json::array();
   for (const auto& s : path.subverdicts) subs.push_back({{"id", s.id}, {"label", s.label}, {"title", s.title}});
-  return {{"id", path.id},       {"title", path.title}, {"label", path.label}, {"description", path.description},
-          {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
+  json out = {{"id", path.id},       {"title", path.title}, {"label", path.label}, {"description", path.description},
+              {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
+  if (!path.group.empty()) out["group"] = path.group;  // optional: ungrouped paths keep their bytes
+  return out;
 }
 
 void SortPaths(std::vector<PathSpec>* paths) {

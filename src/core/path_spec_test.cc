@@ -77,6 +77,10 @@ TEST(PathSpec, TheBundledDescriptionsParse) {
   EXPECT_EQ(EnvFieldsOf(paths), (std::vector<std::string>{"python", "torch", "numpy", "device", "onnx", "onnxscript",
                                                            "onnxruntime", "opset"}));
   EXPECT_EQ(FindPath(paths, "compile")->title, "torch.compile");
+  EXPECT_EQ(FindPath(paths, "compile-dynamic")->group, "dynamic shapes");
+  EXPECT_EQ(FindPath(paths, "compile")->group, "");
+  EXPECT_FALSE(PathSpecSnapshotJson(*FindPath(paths, "compile")).contains("group"));
+  EXPECT_EQ(PathSpecSnapshotJson(*FindPath(paths, "onnx-dynamic"))["group"], "dynamic shapes");
   EXPECT_EQ(FindPath(paths, "compile-dynamic")->steps,
             (std::vector<std::string>{"no-dynamic-dims", "eager-other-shapes", "compile", "compare"}));
   EXPECT_EQ(FindPath(paths, "tflite"), nullptr);

@@ -147,7 +147,9 @@ struct OperatorKey {
 
 std::vector<PathView> MakePathViews(const Snapshot& snapshot) {
   std::vector<PathView> out;
-  for (const PathSpec& p : snapshot.paths) out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description)});
+  for (const PathSpec& p : snapshot.paths) {
+    out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description), OneLine(p.group)});
+  }
   return out;
 }
 
@@ -236,7 +238,18 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
       "output compared with eager PyTorch (snapshot of {}).",
       vm->library_name, vm->library_version, vm->generated);
   vm->tool = OneLine(snapshot.tool_version.empty() ? snapshot.tool_name : snapshot.tool_name + " " + snapshot.tool_version);
-  vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version, JoinTitles(vm->paths));
+  // Grouped paths (the dynamic-shape variants) join the title by their group, not one by one.
+  std::vector<PathView> ungrouped;
+  std::vector<std::string> groups;
+  for (const PathView& path : vm->paths) {
+    if (path.group.empty()) ungrouped.push_back(path);
+    else if (std::find(groups.begin(), groups.end(), path.group) == groups.end()) groups.push_back(path.group);
+  }
+  vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version,
+                          JoinTitles(ungrouped.empty() ? vm->paths : ungrouped));
+  if (!ungrouped.empty()) {
+    for (std::size_t i = 0; i < groups.size(); ++i) vm->title += (i == 0 ? ", with " : " and ") + groups[i];
+  }
   vm->environment = MakeEnvironment(snapshot);
   vm->legend = MakeLegend(snapshot);
   vm->unclassified = snapshot.unclassified;

@@ -40,6 +40,7 @@ struct PathView {
   std::string title;        // "ONNX", "torch.export"
   std::string short_label;  // "ONNX", "export": used where reasons of several paths merge
   std::string description;  // what the probe does, one sentence
+  std::string group;        // the heading over its column ("dynamic shapes"); "" for none
 };
 
 struct PathCount {

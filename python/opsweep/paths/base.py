@@ -502,6 +502,7 @@ class PathSpec:
     order: int = 100  # position among the paths: the page's column order, then by id
     subverdicts: tuple[SubVerdict, ...] = ()
     uses: tuple[str, ...] = ()  # other harness modules this path runs, e.g. ("opsweep.paths.onnx",)
+    group: str = ""  # a heading over the page's columns of the paths that share it ("dynamic shapes")
     module: str = ""  # set by discovery: the module that defines the spec
 
     def describe(self, harness: str) -> dict[str, Any]:
@@ -518,4 +519,5 @@ class PathSpec:
             "env": env_fields,
             "subverdicts": [s.describe() for s in self.subverdicts],
             "harness": harness,
+            **({"group": self.group} if self.group else {}),
         }

@@ -197,5 +197,6 @@ PATH = PathSpec(
     expected_seconds=45,
     probe=probe_compile_dynamic,
     order=60,
+    group="dynamic shapes",
     uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.compile", *shapes.OVERRIDE_MODULES),
 )

@@ -92,5 +92,6 @@ PATH = PathSpec(
     expected_seconds=5,
     probe=probe_export_dynamic,
     order=40,
+    group="dynamic shapes",
     uses=("opsweep.shapes", "opsweep.paths._dynamic", *shapes.OVERRIDE_MODULES),
 )

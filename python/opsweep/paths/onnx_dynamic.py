@@ -139,5 +139,6 @@ PATH = PathSpec(
     probe=probe_onnx_dynamic,
     env=ONNX_PATH.env,
     order=50,
+    group="dynamic shapes",
     uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.onnx", *shapes.OVERRIDE_MODULES),
 )
