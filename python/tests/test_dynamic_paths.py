@@ -154,17 +154,22 @@ def test_onnx_dynamic_refuses_a_specialised_batch(results):
 def test_onnx_dynamic_branch_is_silently_wrong_past_the_threshold(results):
     r = results[("branch_size", "onnx-dynamic")]
     assert (r["status"], r["step"]) == ("mismatch", "compare")
-    assert r["detail"].startswith("matches eager at its trace shape only; at 3x3x64x72: output 0:")
-    assert "W was limited to <= 60 during export: x0[3] <= 60 at " in r["detail"]
+    assert r["detail"].startswith(
+        "matches eager at its trace shape only; at 3x3x64x72, where W was limited to <= 60 during export: output 0:")
     assert [p["status"] for p in r["dynamic"]["per_shape"]] == ["ok", "ok", "mismatch"]
+    (spec,) = r["dynamic"]["specialised"]
+    assert spec["why"].startswith("x0[3] <= 60 at ") and _line(branch_size, spec["why"])
 
 
 def test_onnx_dynamic_int_loop_is_wrong_at_every_other_height(results):
     r = results[("int_loop", "onnx-dynamic")]
     assert (r["status"], r["step"]) == ("mismatch", "compare")
-    assert r["detail"].startswith("matches eager at its trace shape only; at 1x3x32x40: output 0:")
-    assert "H was fixed" in r["detail"] and "x0[2] == 48" in r["detail"] and _line(int_loop, r["detail"])
+    assert r["detail"].startswith("matches eager at its trace shape only; at 1x3x32x40, where H was fixed by a guard "
+                                  "during export that the program does not keep: output 0:")
     assert [p["status"] for p in r["dynamic"]["per_shape"]] == ["mismatch", "ok", "mismatch"]
+    (spec,) = r["dynamic"]["specialised"]
+    assert (spec["name"], spec["kind"]) == ("H", "guard") and spec["why"].startswith("x0[2] == 48 at ")
+    assert _line(int_loop, spec["why"])
 
 
 # ---------------------------------------------------------------------------------------------

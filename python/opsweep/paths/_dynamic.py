@@ -178,8 +178,9 @@ class Finding:
             return f"<= {self.upper}"
         return f">= {self.lower}"
 
-    def phrase(self) -> str:
-        """``H was fixed at 48 during export: x0[2] == 48 at kornia/f.py:12 in f``."""
+    def phrase(self, why: bool = True) -> str:
+        """``H was fixed at 48 during export: x0[2] == 48 at kornia/f.py:12 in f`` (without the
+        guard when ``why`` is false)."""
         if self.kind == "constant":
             head = f"{self.name} {FIXED} at {self.value} during export"
         elif self.kind == "range":
@@ -190,7 +191,7 @@ class Finding:
             head = f"{self.name} {FIXED} one size by a run-time assert during export"
         else:
             head = f"{self.name} {LIMITED} a range by a run-time assert during export"
-        return f"{head}: {self.why}" if self.why else head
+        return f"{head}: {self.why}" if self.why and why else head
 
 
 _SOURCE = re.compile(r"\[(\d+)\]\.size\(\)\[(\d+)\]$")
@@ -530,31 +531,33 @@ def _first_line(e: BaseException) -> str:
 
 def causes_at(plan: shapes.Plan, run: ShapeRun, found: Sequence[Finding], trace: int = 1) -> list[str]:
     """Phrases of the findings on dimensions whose size at ``run`` differs from the trace shape:
-    what the capture fixed that explains a failure there."""
+    what the capture fixed that explains a failure there ("H was fixed at 48 during export"; the
+    guard itself is in ``record["dynamic"]["specialised"]``, the detail stays short)."""
     base = plan.shapes[trace]
-    return [f.phrase() for f in found if run.shape[f.input][f.dim] != base[f.input][f.dim]]
+    return list(dict.fromkeys(f.phrase(why=False) for f in found if run.shape[f.input][f.dim] != base[f.input][f.dim]))
 
 
 def verdict(ctx: ProbeContext, runs: Sequence[ShapeRun], run_step: str,
             causes: Callable[[ShapeRun], list[str]] | None = None) -> Outcome | None:
     """The outcome of the first shape that failed (the trace shape first), or None if all passed.
 
-    A failure at another shape names the shape and adds ``causes(run)`` (what the capture fixed
-    that explains it); its exception becomes the record's error.
+    A failure at another shape names the shape and what the capture fixed there (``causes(run)``):
+    "matches eager at its trace shape only; at 1x3x32x40, where H was fixed by a guard during
+    export that the program does not keep: output 0: ..."; its exception becomes the record's error.
     """
     ordered = sorted(runs, key=lambda r: r.role != "trace")
     for r in ordered:
         if r.status in ("ok", "skipped"):
             continue
         where = shapes.shape_text(r.shape)
-        if r.role == "trace":
-            head = f"at the trace shape {where}: {r.detail}"
-        elif r.status == "mismatch":
-            head = f"{OTHER_SHAPE_ONLY}; at {where}: {r.detail}"
-        else:
-            head = f"ran at its trace shape but at {where}: {r.detail}"
         extra = causes(r) if causes is not None and r.role != "trace" else []
-        detail = "; ".join([head, *extra])
+        because = f", where {'; '.join(extra)}" if extra else ""
+        if r.role == "trace":
+            detail = f"at the trace shape {where}: {r.detail}"
+        elif r.status == "mismatch":
+            detail = f"{OTHER_SHAPE_ONLY}; at {where}{because}: {r.detail}"
+        else:
+            detail = f"ran at its trace shape but at {where}{because}: {r.detail}"
         if r.status == "fail":
             ctx.side_error = r.error
             return Outcome("fail", run_step, detail)
