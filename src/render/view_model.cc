@@ -659,11 +659,14 @@ std::vector<std::string> DynamicFacts(const snapshot::Outcome& outcome) {
   for (const auto& dim : d.specialised) {
     out.push_back(dim.name + " " + KindWords(dim.kind) + (dim.why.empty() ? "" : ": " + dim.why));
   }
+  std::string guards;
+  for (std::size_t i = 0; i < d.guards.size() && i < 3; ++i) guards += (i > 0 ? "; " : "") + d.guards[i];
   if (d.recompiles) {
-    std::string guards;
-    for (std::size_t i = 0; i < d.guards.size() && i < 3; ++i) guards += (i > 0 ? "; " : "") + d.guards[i];
     out.push_back(fmt::format("{} recompile{}{}", *d.recompiles, *d.recompiles == 1 ? "" : "s",
                               guards.empty() ? "" : ": " + guards));
+  } else if (d.specialised.empty() && !guards.empty() && IsFailure(outcome.status)) {
+    // a capture that gave up: the guards it recorded first say where the library fixed a size
+    out.push_back("guards recorded: " + guards);
   }
   return out;
 }

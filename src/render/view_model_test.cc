@@ -407,6 +407,15 @@ TEST(ViewModelTest, DynamicDetailsNameTheShapesTheSpecialisedDimsAndTheRecompile
   ASSERT_EQ(sobel->details.size(), 1u);
   EXPECT_EQ(sobel->details[0].text, "1 recompile");
   EXPECT_TRUE(sobel->details[0].facts.empty());
+  // a capture that gave up shows the guards it recorded
+  Snapshot gave_up = DynamicSnapshot();
+  snapshot::Outcome& o = gave_up.records[0].paths["export-dynamic"];
+  o.status = Status::fail;
+  o.step = "export";
+  o.dynamic->specialised.clear();
+  o.dynamic->guards = {"x0[0] == 2 at kornia/a.py:3 in f"};
+  const ViewModel failed = BuildViewModel(gave_up, {});
+  EXPECT_EQ(FindRow(failed, "branchy")->details[0].facts.back(), "guards recorded: x0[0] == 2 at kornia/a.py:3 in f");
   const RowView* branchy = FindRow(vm, "branchy");
   EXPECT_EQ(branchy->details[0].facts[1], "W limited: x0[3] <= 60 at kornia/f.py:7 in g");
   ASSERT_TRUE(branchy->details[0].reason.has_value());

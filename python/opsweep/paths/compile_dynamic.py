@@ -119,6 +119,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
     refused = dyn.eager_other_shapes(ctx, refs, TRACE)
     if refused is not None:
         return refused
+    dyn.finish_record(ctx, plan, TRACE, [], [], [])  # what was planned, should the capture raise
 
     _configure_inductor(ctx.threads)
     runs = []

@@ -49,18 +49,24 @@ def probe_export_dynamic(ctx: ProbeContext) -> Outcome:
     refused = dyn.eager_other_shapes(ctx, refs, TRACE)
     if refused is not None:
         return refused
+    dyn.finish_record(ctx, plan, TRACE, [], [], [])  # what was planned, should the capture raise
 
     trace_inputs, _, _ = refs.at(plan.shapes[TRACE])
     ctx.step = "export"
     module = ctx.module(flat_outputs=True)
     t0 = time.perf_counter()
     with dyn.guard_recorder(ctx.library) as recorded:
-        program = torch.export.export(
-            module,
-            tuple(x.clone() for x in trace_inputs),
-            dynamic_shapes=shapes.dynamic_shapes_spec(plan, trace_inputs, Dim.AUTO),
-            strict=False,
-        )
+        try:
+            program = torch.export.export(
+                module,
+                tuple(x.clone() for x in trace_inputs),
+                dynamic_shapes=shapes.dynamic_shapes_spec(plan, trace_inputs, Dim.AUTO),
+                strict=False,
+            )
+        except Exception:
+            # the guards it recorded before it gave up say where the library fixed a size
+            dyn.finish_record(ctx, plan, TRACE, [], [], list(dict.fromkeys(r.text for r in recorded)))
+            raise
     ctx.capture_s = time.perf_counter() - t0
     found, guards = dyn.read_findings(ctx, program, plan, recorded)
     runs = dyn.plan_runs(refs, TRACE, found)

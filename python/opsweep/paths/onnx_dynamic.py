@@ -67,6 +67,7 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
     refused = dyn.eager_other_shapes(ctx, refs, TRACE)
     if refused is not None:
         return refused
+    dyn.finish_record(ctx, plan, TRACE, [], [], [])  # what was planned, should the capture raise
     trace_inputs, _, _ = refs.at(plan.shapes[TRACE])
 
     cache_torchlib_ops()
@@ -74,15 +75,20 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
     module = ctx.module(flat_outputs=True)
     t0 = time.perf_counter()
     with dyn.guard_recorder(ctx.library) as recorded:
-        program = torch.onnx.export(
-            module,
-            tuple(x.clone() for x in trace_inputs),
-            dynamo=True,
-            opset_version=OPSET,
-            dynamic_shapes=shapes.dynamic_shapes_spec(plan, trace_inputs, Dim.DYNAMIC),
-            verbose=False,
-            artifacts_dir=ctx.workdir,
-        )
+        try:
+            program = torch.onnx.export(
+                module,
+                tuple(x.clone() for x in trace_inputs),
+                dynamo=True,
+                opset_version=OPSET,
+                dynamic_shapes=shapes.dynamic_shapes_spec(plan, trace_inputs, Dim.DYNAMIC),
+                verbose=False,
+                artifacts_dir=ctx.workdir,
+            )
+        except Exception:
+            # the guards it recorded before it gave up say where the library fixed a size
+            dyn.finish_record(ctx, plan, TRACE, [], [], list(dict.fromkeys(r.text for r in recorded)))
+            raise
     if program is None:
         raise RuntimeError("torch.onnx.export returned no program")
     model = program.model_proto
