@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 import torch
 
@@ -226,6 +227,47 @@ def test_eager_failing_at_another_shape_is_not_applicable(path):
     assert (r["status"], r["step"]) == ("n/a", "eager-other-shapes")
     assert r["detail"].startswith("eager raises ValueError at 2x3x48x56")
     assert r["error"]["message"] == "expected width 40, got 56"
+
+
+# ---------------------------------------------------------------------------------------------
+# the checks of ProbeContext.verify, at the case's own shape
+
+
+def noisy(x):
+    return x + torch.rand_like(x)
+
+
+def frozen_noise(x):
+    # numpy's draw happens while capturing: the exporters bake it into the program as a constant
+    return x + torch.from_numpy(np.random.rand(1).astype("float32"))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_capture_that_passes_everywhere_is_checked_on_the_case_fresh_inputs(results, path):
+    assert results[("any_shape", path)]["checks"] == {"fresh_inputs": {"ran": True, "passed": True, "why": ""}}
+
+
+def test_a_program_that_refuses_the_case_shape_is_not_checked_on_fresh_inputs(results):
+    r = results[("unbind_batch", "export-dynamic")]
+    assert r["status"] == "ok-static"
+    assert r["checks"]["fresh_inputs"] == {
+        "ran": False, "passed": None,
+        "why": "the capture does not accept the case's own shape (a varied dimension is static in it)"}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_random_cases_are_unverified_and_their_randomness_is_checked(path):
+    r = run_job(_case(noisy, check=False), path, library=None, threads=1)
+    assert r["status"] == "ok-unverified"  # never "ok": the values were not compared with eager
+    assert r["checks"]["randomness"] == {"ran": True, "passed": True, "why": ""}
+
+
+@pytest.mark.parametrize("path", ["export-dynamic", "onnx-dynamic"])
+def test_randomness_frozen_by_a_dynamic_export_is_a_mismatch(path):
+    r = run_job(_case(frozen_noise, check=False), path, library=None, threads=1)
+    assert (r["status"], r["step"]) == ("mismatch", "compare")
+    assert r["detail"].startswith("randomness frozen at capture: output 0 identical under 8 seeds")
+    assert r["checks"]["randomness"]["passed"] is False
 
 
 def test_static_paths_leave_dynamic_null():

@@ -16,6 +16,11 @@ their harness digests and not in the static paths'.
   same inputs (seed 0); the first failing shape decides, the trace shape first. A mismatch at
   another shape reads ``OTHER_SHAPE_ONLY; at 1x3x32x40: ...``; a failure names the shape and
   keeps the exception as the record's error.
+- ``check_case_shape`` / ``supported``: once every shape passed, the capture is checked at the
+  case's own shape as ``ProbeContext.verify`` checks a static capture (the same checks, kept in
+  ``record["checks"]``): on the case's fresh inputs, and for check=False cases that randomness
+  survived capture; a check=False case is ``ok-unverified`` (its values are never compared with
+  eager), whatever a dynamic-shape caveat says in the detail.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any, Callable, Iterator, Sequence
 from opsweep import shapes
 from opsweep.evidence import scrub
 from opsweep.library import Library
-from opsweep.paths.base import Outcome, ProbeContext, seed_everything
+from opsweep.paths.base import Check, Outcome, ProbeContext, Runner, seed_everything
 
 MAX_GUARDS = 20
 # Detail prefix of a capture that matches eager at its trace shape and not at another one; the
@@ -278,12 +283,17 @@ def _is_finite(bound: Any) -> bool:
         return False
 
 
+def recorded_texts(recorded: Sequence[Recorded]) -> list[str]:
+    """The texts of the recorded guards and asserts, each once, in order, at most MAX_GUARDS."""
+    return list(dict.fromkeys(r.text for r in recorded))[:MAX_GUARDS]
+
+
 def findings(program: Any, plan: shapes.Plan, recorded: Sequence[Recorded] = ()) -> tuple[list[Finding], list[str]]:
     """What the exporter did to each varied dimension, read from the program's ShapeEnv (a
     dimension replaced by a constant, or its range narrowed), explained by the guards and asserts
     ``recorded`` while it captured (``guard_recorder``); plus the texts of those guards."""
     env = _shape_env(program)
-    texts = list(dict.fromkeys(r.text for r in recorded))
+    texts = recorded_texts(recorded)
     # what constrains one dimension alone: a relation between two (x1[0] == x0[0]) is not a
     # specialisation, it ties sizes that the shapes keep tied anyway
     about: dict[tuple[int, int], list[Recorded]] = {}
@@ -330,7 +340,7 @@ def findings(program: Any, plan: shapes.Plan, recorded: Sequence[Recorded] = ())
         guarded = why(key, lambda r: _is_equality(r.text))
         if guarded:  # a guard the exporter recorded, and then neither specialised nor kept
             found.append(Finding(v.input, v.dim, v.name, "guard", why=guarded))
-    return found, texts[:MAX_GUARDS]
+    return found, texts
 
 
 def _is_equality(text: str) -> bool:
@@ -383,6 +393,7 @@ class ShapeRun:
     values: str = ""  # how the inputs were made: "case", "drawn", "resampled"
     inputs: tuple[Any, ...] | None = None
     expected: list[Any] | None = None
+    actual: list[Any] | None = None  # the capture's flat outputs there, once it ran
     status: str = ""  # ok / mismatch / fail / skipped
     detail: str = ""
     error: BaseException | None = None
@@ -518,10 +529,17 @@ def run_shapes(ctx: ProbeContext, runs: list[ShapeRun], run: Any, run_step: str)
             r.detail = f"raised {type(e).__name__}: {scrub(_first_line(e), ctx.library)}"
             continue
         spent += time.perf_counter() - t0
-        outcome = ctx._judge(r.expected, actual, "ok", "")
-        r.status = "ok" if outcome.status != "mismatch" else "mismatch"
-        r.detail = outcome.detail if outcome.status == "mismatch" else ""
+        judge(ctx, r, actual)
     return spent
+
+
+def judge(ctx: ProbeContext, r: ShapeRun, actual: list[Any]) -> None:
+    """``r``'s verdict on the capture's ``actual`` outputs, by the case's rules (check=False cases:
+    output shapes and finite values; ``supported`` makes their outcome ``ok-unverified``)."""
+    r.actual = actual
+    outcome = ctx._judge(r.expected, actual, "ok", "")
+    r.status = "ok" if outcome.status != "mismatch" else "mismatch"
+    r.detail = outcome.detail if outcome.status == "mismatch" else ""
 
 
 def _first_line(e: BaseException) -> str:
@@ -561,8 +579,43 @@ def verdict(ctx: ProbeContext, runs: Sequence[ShapeRun], run_step: str,
         if r.status == "fail":
             ctx.side_error = r.error
             return Outcome("fail", run_step, detail)
+        # as ProbeContext.verify: a capture that already differs is not checked any further
+        ctx.checks["fresh_inputs"] = Check(False, None, "the capture already differs from eager at a shape")
+        if not ctx.case.check:
+            ctx.checks["randomness"] = Check(False, None, "the capture already differs from eager at a shape")
         return Outcome("mismatch", "compare", detail)
     return None
+
+
+def check_case_shape(ctx: ProbeContext, runs: Sequence[ShapeRun], run: Runner, run_step: str, ok_status: str,
+                     ok_detail: str) -> Outcome | None:
+    """After every shape passed: the checks of ``ProbeContext.verify`` at the case's own shape (the
+    one the case's fresh input set and seeds are made for), on the capture's run there. The first
+    check that fails decides (a mismatch with verify's detail prefixes, or an exception on the
+    fresh inputs escaping with ``opsweep_fresh_inputs``); None when they pass or cannot run (then
+    ``checks`` says why). ``runs[0]`` is the run at the case's own shape."""
+    first = runs[0] if runs else None
+    if first is None or first.values != "case" or first.status != "ok" or first.actual is None:
+        why = "the capture did not run at the case's own shape"
+        if first is not None and (first.values not in ("", "case") or first.status == "skipped"):
+            why = "the capture does not accept the case's own shape (a varied dimension is static in it)"
+        ctx.checks["fresh_inputs"] = Check(False, None, why)
+        if not ctx.case.check:
+            ctx.checks["randomness"] = Check(False, None, why)
+        return None
+    failed = ctx._check_fresh(run, run_step, ok_status, ok_detail)
+    if failed is not None:
+        return failed
+    if not ctx.case.check:
+        return ctx._check_randomness(run, run_step, first.actual, ok_detail)
+    return None
+
+
+def supported(ctx: ProbeContext, status: str, detail: str) -> Outcome:
+    """The outcome of a capture that passed everywhere: ``status`` (ok, ok-static, ok-recompiles)
+    with ``detail``; a check=False case is ``ok-unverified`` (its values were not compared), the
+    detail keeping the dynamic-shape caveat."""
+    return Outcome(status if ctx.case.check else "ok-unverified", "", detail)
 
 
 def _cap(text: str, limit: int = 600) -> str:

@@ -14,11 +14,16 @@ call; compilation happens inside it), ``compare``.
   frames compiled, and each recompilation's guard reason, rewritten to name inputs ``x0[2]``
   ("size of x0[2] == 32" when a dimension was compiled static; "2 <= x0[3] <= 60 at f.py:7 in g"
   when a compiled graph only holds on one side of a threshold).
+- Then the checks of ``ProbeContext.verify`` at S0 on the same compiled module
+  (paths/_dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
+  randomness.
 - Statuses: ``ok`` (the third call compiled nothing new, or recompiled only because a size crossed
   a threshold: bounded, not every shape; detail says so), ``ok-recompiles`` (the third call
   recompiled because a size is guarded to equal its previous value: every new size recompiles;
-  detail "recompiles on every new H: size of x0[2] == 48"), ``mismatch``, ``fail`` (a call
-  raised: detail names the shape; later calls are not made), ``n/a``.
+  detail "recompiles on every new H: size of x0[2] == 48"), ``ok-unverified`` (check=False
+  cases, the detail as above), ``mismatch`` (a call, or verify's checks), ``fail`` (a call
+  raised: detail names the shape; later calls are not made), ``n/a`` (also when eager raises
+  on the three calls in turn on one module).
 - ``record["dynamic"]``: the plan, trace 0, ``recompiles`` (recompilations over the three calls),
   ``guards`` (their reasons, in order), ``specialised`` (dimensions guarded to a size), and per
   shape the call's verdict with ``compiles``, ``recompiles`` and ``reasons``.
@@ -130,7 +135,14 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
     # the compiled module is called at the three shapes in turn: eager is too, on one module, so a
     # target that keeps state between calls is compared with the same history
     ctx.step = "eager-other-shapes"
-    history = ctx.eager([(tuple(x.clone() for x in r.inputs), 0) for r in runs]) if ctx.eager else None
+    try:
+        history = ctx.eager([(tuple(x.clone() for x in r.inputs), 0) for r in runs]) if ctx.eager else None
+    except Exception as e:  # noqa: BLE001 - eager failing on the sequence of calls is the finding
+        if dyn._raised_by_harness(e):
+            raise
+        ctx.side_error = e
+        return Outcome("n/a", "eager-other-shapes",
+                       f"eager raises {type(e).__name__} when called at the three shapes in turn on one module")
     if history is not None:
         for r, expected in zip(runs, history):
             r.expected = expected
@@ -140,17 +152,19 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         clear_compilation_metrics()
         ctx.step = "compile"
         compiled = torch.compile(ctx.module(flat_outputs=False))
+
+        def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
+            with torch.no_grad():
+                return flatten(compiled(*inputs))
+
         t0 = time.perf_counter()
         for r in runs:
             seen = len(get_compilation_metrics())
             ctx.step = "compile"
             seed_everything(0)
             try:
-                with torch.no_grad():
-                    actual = flatten(compiled(*(x.clone() for x in r.inputs)))
-                outcome = ctx._judge(r.expected, actual, "ok", "")
-                r.status = "mismatch" if outcome.status == "mismatch" else "ok"
-                r.detail = outcome.detail if r.status == "mismatch" else ""
+                actual = run(tuple(x.clone() for x in r.inputs))
+                dyn.judge(ctx, r, actual)
             except Exception as e:  # noqa: BLE001 - a call failing is the finding
                 r.status, r.error = "fail", e
                 r.detail = f"raised {type(e).__name__}: {scrub(dyn._first_line(e), ctx.library)}"
@@ -160,30 +174,40 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
             if r.status == "fail":
                 break
         ctx.capture_s = time.perf_counter() - t0
+        for r in runs[len(per_call):]:
+            r.status, r.detail = "skipped", "an earlier call raised"
+
+        guards = [g for call in per_call for g in call["reasons"]]
+        last = per_call[-1]["reasons"] if len(per_call) == len(runs) else []
+        fixed = guarded_dims(plan, last, plan.shapes[-2])
+        recompiles = sum(call["recompiles"] for call in per_call)
+        dyn.finish_record(ctx, plan, TRACE, runs, fixed, guards[:MAX_REASONS], recompiles=recompiles)
+        for entry, call in zip(ctx.dynamic["per_shape"], per_call):
+            entry.update(call)
+        failed = dyn.verdict(ctx, runs, "compile")
+        if failed is not None:
+            return failed
+        status, detail = _supported(plan, fixed, last, recompiles)
+        # the checks of ProbeContext.verify at the case's own shape (the first call's), on the same
+        # compiled module: after the three calls, the recompile count above is already read
+        failed = dyn.check_case_shape(ctx, runs, run, "compile", status, detail)
+        return failed if failed is not None else dyn.supported(ctx, status, detail)
     finally:
         torch._dynamo.reset()
-    for r in runs[len(per_call):]:
-        r.status, r.detail = "skipped", "an earlier call raised"
 
-    guards = [g for call in per_call for g in call["reasons"]]
-    last = per_call[-1]["reasons"] if len(per_call) == len(runs) else []
-    fixed = guarded_dims(plan, last, plan.shapes[-2])
-    recompiles = sum(call["recompiles"] for call in per_call)
-    dyn.finish_record(ctx, plan, TRACE, runs, fixed, guards[:MAX_REASONS], recompiles=recompiles)
-    for entry, call in zip(ctx.dynamic["per_shape"], per_call):
-        entry.update(call)
-    failed = dyn.verdict(ctx, runs, "compile")
-    if failed is not None:
-        return failed
+
+def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], recompiles: int) -> tuple[str, str]:
+    """Status and detail of three calls that all matched eager, from the third call's recompile
+    reasons (``last``)."""
     count = f"{recompiles} recompile{'s' if recompiles != 1 else ''}"
     equal = [g for g in last if guard_kind(g) == "equality"]
     if equal:
         names = shapes.names_text(f.name for f in fixed) or "shape"
-        return Outcome("ok-recompiles", "", f"recompiles on every new {names}: {equal[0]} ({count})")
+        return "ok-recompiles", f"recompiles on every new {names}: {equal[0]} ({count})"
     if last:
-        return Outcome("ok", "", f"{count}; once more at {shapes.shape_text(plan.shapes[-1])}: {last[0]} "
-                                 f"(a size threshold, not every shape)")
-    return Outcome("ok", "", count)
+        return "ok", (f"{count}; once more at {shapes.shape_text(plan.shapes[-1])}: {last[0]} "
+                      f"(a size threshold, not every shape)")
+    return "ok", count
 
 
 PATH = PathSpec(

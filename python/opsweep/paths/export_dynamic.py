@@ -15,11 +15,15 @@ Steps: ``no-dynamic-dims`` (n/a: no dimension may vary, or the case opts out), `
   at its traced size when the program runs at other shapes, as is a limited one whose other size
   falls outside the range: specialised dimensions are not a failure of the program, they are
   part of its verdict.
+- Then, at the case's own shape, the checks of ``ProbeContext.verify`` (paths/_dynamic.py
+  ``check_case_shape``): the case's fresh inputs, and for check=False cases randomness.
 - Statuses: ``ok`` (every varied dimension stayed dynamic, every shape matches), ``ok-static``
   (some were fixed or limited; every shape it accepts matches; detail "static in H, W" /
-  "W limited to <= 60"), ``mismatch`` (at the trace shape, or at another shape: detail
-  ``OTHER_SHAPE_ONLY; at 1x3x32x40: ...``), ``fail`` (export raised, or the program raised at a
-  shape: detail names the shape, the exception is the record's error), ``n/a``.
+  "W limited to <= 60"), ``ok-unverified`` (check=False cases, the detail as ok-static's),
+  ``mismatch`` (at the trace shape, or at another shape: detail ``OTHER_SHAPE_ONLY; at
+  1x3x32x40: ...``; on fresh inputs or frozen randomness: verify's details), ``fail`` (export
+  raised, or the program raised at a shape: detail names the shape, the exception is the
+  record's error), ``n/a``.
 - ``record["dynamic"]`` (docs/formats.md section 3): the plan, the trace shape index (1), what the
   exporter specialised and why, the shape guards, and a verdict per shape.
 - Timings: capture_s = export, run_s = the runs.
@@ -65,7 +69,7 @@ def probe_export_dynamic(ctx: ProbeContext) -> Outcome:
             )
         except Exception:
             # the guards it recorded before it gave up say where the library fixed a size
-            dyn.finish_record(ctx, plan, TRACE, [], [], list(dict.fromkeys(r.text for r in recorded)))
+            dyn.finish_record(ctx, plan, TRACE, [], [], dyn.recorded_texts(recorded))
             raise
     ctx.capture_s = time.perf_counter() - t0
     found, guards = dyn.read_findings(ctx, program, plan, recorded)
@@ -83,7 +87,9 @@ def probe_export_dynamic(ctx: ProbeContext) -> Outcome:
     if failed is not None:
         return failed
     text = dyn.summary(found, plan)
-    return Outcome("ok-static", "", text) if text else Outcome("ok", "", "")
+    status = "ok-static" if text else "ok"
+    failed = dyn.check_case_shape(ctx, runs, run, "run", status, text)
+    return failed if failed is not None else dyn.supported(ctx, status, text)
 
 
 PATH = PathSpec(

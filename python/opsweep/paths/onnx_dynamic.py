@@ -13,8 +13,13 @@ dimension: what ``dynamic_axes`` becomes), ``checker`` (full check), ``ort-load`
   or limited during export (read from the exported program's constraint report, see
   paths/_dynamic.py ``findings``) shows up as a wrong result at another shape, and the detail says
   which dimension was fixed and where ("H was fixed at 48 during export: x0[2] == 48 at ...").
-- Statuses: ``ok``, ``ok-static``, ``mismatch``, ``fail`` (at export: e.g. the exporter refuses a
-  dimension marked dynamic; at ort-run: names the shape), ``n/a``.
+- Then, at the case's own shape when the model accepts it, the checks of ``ProbeContext.verify``
+  (paths/_dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
+  randomness (onnxruntime has no seed: runs must differ where eager's seeds do).
+- Statuses: ``ok``, ``ok-static``, ``ok-unverified`` (check=False cases), ``mismatch``, ``fail``
+  (at export: e.g. the exporter refuses a dimension marked dynamic, located as the onnx path
+  locates it; at ort-run: names the shape), ``n/a``.
+- Env: onnx, onnxscript, onnxruntime, opset (not the onnx path's other runtimes: it runs none).
 - ``record["onnx"]`` as the onnx path; ``record["dynamic"]`` as export-dynamic, where
   ``specialised`` lists the declared-static dimensions (``source`` "onnx-input") and what the
   exporter fixed or limited while tracing (``source`` "export").
@@ -28,9 +33,8 @@ from typing import Any
 
 from opsweep import shapes
 from opsweep.paths import _dynamic as dyn
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext
-from opsweep.paths.onnx import OPSET, cache_torchlib_ops, op_types
-from opsweep.paths.onnx import PATH as ONNX_PATH
+from opsweep.paths.base import Outcome, PathSpec, ProbeContext, dist_version
+from opsweep.paths.onnx import OPSET, cache_torchlib_ops, locate_failed_node, op_types, ort_session, run_session
 
 TRACE = 1
 
@@ -55,7 +59,6 @@ def declared_static(model: Any, plan: shapes.Plan) -> list[dyn.Finding]:
 
 def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
     import onnx
-    import onnxruntime as ort
     import torch
     from torch.export import Dim
 
@@ -85,9 +88,10 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
                 verbose=False,
                 artifacts_dir=ctx.workdir,
             )
-        except Exception:
+        except Exception as e:
             # the guards it recorded before it gave up say where the library fixed a size
-            dyn.finish_record(ctx, plan, TRACE, [], [], list(dict.fromkeys(r.text for r in recorded)))
+            dyn.finish_record(ctx, plan, TRACE, [], [], dyn.recorded_texts(recorded))
+            locate_failed_node(ctx, e)  # as the onnx path: where eager calls the op that failed
             raise
     if program is None:
         raise RuntimeError("torch.onnx.export returned no program")
@@ -103,11 +107,7 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
     onnx.checker.check_model(model, full_check=True)
 
     ctx.step = "ort-load"
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = ctx.threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    session = ort_session(data, ctx.threads)
     ctx.capture_s = time.perf_counter() - t0
     feeds_spec = session.get_inputs()
     if len(feeds_spec) != len(trace_inputs):
@@ -118,8 +118,7 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
     runs = dyn.plan_runs(refs, TRACE, static)
 
     def run(run_inputs: tuple[Any, ...]) -> list[Any]:
-        feeds = {spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(feeds_spec, run_inputs)}
-        return list(session.run(None, feeds))
+        return run_session(session, feeds_spec, run_inputs)
 
     ctx.run_s = dyn.run_shapes(ctx, runs, run, "ort-run")
     held = {(f.input, f.dim) for f in static}
@@ -129,7 +128,20 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
     if failed is not None:
         return failed
     text = dyn.summary(static, plan)
-    return Outcome("ok-static", "", text) if text else Outcome("ok", "", "")
+    status = "ok-static" if text else "ok"
+    failed = dyn.check_case_shape(ctx, runs, run, "ort-run", status, text)
+    return failed if failed is not None else dyn.supported(ctx, status, text)
+
+
+def _env() -> dict[str, Any]:
+    """What its results depend on beyond the common fields: the exporter and onnxruntime (not the
+    onnx path's other runtimes and opsets, which it does not run)."""
+    return {
+        "onnx": dist_version("onnx"),
+        "onnxscript": dist_version("onnxscript"),
+        "onnxruntime": dist_version("onnxruntime"),
+        "opset": OPSET,
+    }
 
 
 PATH = PathSpec(
@@ -143,7 +155,7 @@ PATH = PathSpec(
     steps=("no-dynamic-dims", "eager-other-shapes", "export", "checker", "ort-load", "ort-run", "compare"),
     expected_seconds=6,
     probe=probe_onnx_dynamic,
-    env=ONNX_PATH.env,
+    env=_env,
     order=50,
     group="dynamic shapes",
     uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.onnx", *shapes.OVERRIDE_MODULES),
