@@ -213,6 +213,19 @@ def test_compile_dynamic_int_loop_recompiles_every_height(results):
 # not probed
 
 
+def reflect_pad(x):
+    return torch.nn.functional.pad(x, (2, 2, 2, 2), mode="reflect")
+
+
+@pytest.mark.parametrize("path", ["export-dynamic", "onnx-dynamic"])
+def test_a_lower_bound_asserted_at_run_time_is_not_a_specialisation(path):
+    # reflect padding by 2 needs H, W > 2: eager shares the requirement, the dimensions stay dynamic
+    r = run_job(_case(reflect_pad), path, library=None, threads=1)
+    assert (r["status"], r["detail"]) == ("ok", "")
+    assert r["dynamic"]["specialised"] == []
+    assert any(g.startswith("x0[2] > 2 at ") for g in r["dynamic"]["guards"])
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_no_dynamic_dims_and_opt_outs_are_not_applicable(path):
     r = run_job(case("scalar", "planted", torch.neg, [torch.tensor(2.0)]), path, library=None, threads=1)

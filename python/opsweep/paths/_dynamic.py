@@ -333,7 +333,8 @@ def findings(program: Any, plan: shapes.Plan, recorded: Sequence[Recorded] = ())
                 found.append(Finding(v.input, v.dim, v.name, "range", lower=lower if (lower or 0) > 2 else None,
                                      upper=upper, why=why(key, lambda r: "<" in r.text.split(" at ", 1)[0])))
                 continue
-        asserted = why(key, lambda r: r.kind == "assert")
+        # a lower bound (x0[2] > 2: a kernel needs H >= 3) is a requirement eager shares, as above
+        asserted = why(key, lambda r: r.kind == "assert" and not _is_lower_bound(r.text))
         if asserted:
             found.append(Finding(v.input, v.dim, v.name, "assert", why=asserted))
             continue
@@ -341,6 +342,14 @@ def findings(program: Any, plan: shapes.Plan, recorded: Sequence[Recorded] = ())
         if guarded:  # a guard the exporter recorded, and then neither specialised nor kept
             found.append(Finding(v.input, v.dim, v.name, "guard", why=guarded))
     return found, texts
+
+
+_LOWER_BOUND = re.compile(r"^(?:x\d+\[\d+\] >=? -?\d+|-?\d+ <=? x\d+\[\d+\])$")
+
+
+def _is_lower_bound(text: str) -> bool:
+    """``x0[2] > 2``, ``x0[3] >= 3``, ``3 <= x0[2]``: a dimension bounded from below by a constant."""
+    return bool(_LOWER_BOUND.match(text.split(" at ", 1)[0].strip()))
 
 
 def _is_equality(text: str) -> bool:
