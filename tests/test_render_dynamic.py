@@ -179,3 +179,72 @@ def test_screenshot_with_the_dynamic_columns(browser, page):
     # the group heading spans the three dynamic columns
     group = browser.find_element(By.CSS_SELECTOR, "table.ops tr.grp-h th")
     assert group.get_attribute("textContent") == "dynamic shapes" and group.get_attribute("colspan") == "3"
+
+
+# ---- beside the other row attributes: sub-verdicts (data-v) and history (data-h) -------------------
+
+
+def with_subverdicts(snapshot):
+    """The dynamic snapshot with the onnx path described as the harness describes it (its
+    sub-verdicts) and an OpenVINO failure under warp_affine's onnx outcome."""
+    snap = copy.deepcopy(snapshot)
+    onnx = next(d for d in json.loads(PATHS.read_text(encoding="utf-8")) if d["id"] == "onnx")
+    assert {s["id"] for s in onnx["subverdicts"]} >= {"openvino", "tract", "reference"}
+    snap["paths"][0] = {k: v for k, v in onnx.items() if k not in ("harness", "expected_seconds")}
+    reason = sorted(snap["reasons"])[0]
+    record = next(r for r in snap["records"] if r["name"] == "warp_affine")
+    record["paths"]["onnx"]["subverdicts"] = {
+        "openvino": {"status": "fail", "step": "load", "reason": reason, "detail": "no conversion rule", "error": "",
+                     "location": ""},
+        "reference": {"status": "ok", "step": "", "reason": None, "detail": "", "error": "", "location": ""}}
+    return snap
+
+
+def write(snap, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(snap, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def test_rows_carry_sub_verdicts_beside_the_dynamic_statuses(browser, binary, snapshot, tmp_path):
+    snap = with_subverdicts(snapshot)
+    source = write(snap, tmp_path / "snapshot.json")
+    out = tmp_path / "index.html"
+    subprocess.run([str(binary), "render", str(source), "--html", str(out)], check=True, timeout=60)
+    load(browser, out.as_uri())
+    warp = row(browser, "warp_affine")
+    assert warp.get_attribute("data-s").split() == [
+        snap["records"][[r["name"] for r in snap["records"]].index("warp_affine")]["paths"][p["id"]]["status"].replace("n/a", "na")
+        for p in snap["paths"]]
+    assert warp.get_attribute("data-s").split()[-3:] == ["ok-static", "fail", "ok-recompiles"]
+    assert warp.get_attribute("data-v") == "onnx/openvino:fail onnx/reference:ok"
+    select = Select(browser.find_element(By.ID, "f"))
+    select.select_by_value("onnx/openvino:failure")
+    assert visible_rows(browser) == ["warp_affine"]
+    select.select_by_value("caveat")
+    assert visible_rows(browser) == ["elastic_transform2d", "warp_affine"]
+
+
+def test_history_of_dynamic_paths_marks_a_broken_static_export(browser, binary, snapshot, tmp_path):
+    # ok-static is supported: an export-dynamic that goes from ok-static to fail is broken since then
+    old = with_subverdicts(snapshot)
+    new = copy.deepcopy(old)
+    new["environment"]["torch"] = "2.13.0"
+    record = next(r for r in new["records"] if r["name"] == "warp_affine")
+    record["paths"]["export-dynamic"] = outcome("fail", "", step="export", reason="dynamic-size-guard")
+    snapshots = [write(old, tmp_path / "torch-2.9.1" / "snapshot.json"), write(new, tmp_path / "torch-2.13.0" / "snapshot.json")]
+    out = tmp_path / "page"
+    p = subprocess.run([str(binary), "render", *map(str, snapshots), "-o", str(out)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    load(browser, (out / "index.html").as_uri())
+    warp = row(browser, "warp_affine")
+    assert set(warp.get_attribute("data-h").split()) == {"changed", "broken"}
+    assert warp.get_attribute("data-v") == "onnx/openvino:fail onnx/reference:ok"
+    assert warp.get_attribute("data-s").split()[-3:] == ["fail", "fail", "ok-recompiles"]
+    select = Select(browser.find_element(By.ID, "f"))
+    select.select_by_value("broken")
+    assert visible_rows(browser) == ["warp_affine"]
+    select.select_by_value("caveat")
+    assert visible_rows(browser) == ["elastic_transform2d", "warp_affine"]
+    assert "broken since torch 2.13.0" in warp.text
