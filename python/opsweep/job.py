@@ -126,6 +126,7 @@ def new_record() -> dict[str, Any]:
         "notes": [],
         "deps": None,
         "subverdicts": {},
+        "dynamic": None,
     }
 
 
@@ -235,6 +236,7 @@ def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finis
     record["onnx"] = ctx.onnx
     record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
     record["subverdicts"] = dict(sorted(ctx.subverdicts.items()))
+    record["dynamic"] = ctx.dynamic
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)
     record["timings"]["run_s"] = _seconds(ctx.run_s)
     if failure is not None:

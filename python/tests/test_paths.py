@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 
 
 def test_paths_are_discovered_with_their_descriptions():
-    assert list(PATHS) == ["onnx", "export", "compile"]
+    assert list(PATHS) == ["onnx", "export", "compile", "export-dynamic", "onnx-dynamic", "compile-dynamic"]
     assert all(callable(p.probe) for p in PATHS.values())
     described = {d["id"]: d for d in describe_paths()}
     assert described["onnx"]["steps"] == ["export", "checker", "ort-load", "ort-run", "compare"]
@@ -19,10 +19,13 @@ def test_paths_are_discovered_with_their_descriptions():
                                         "opset", "openvino", "tract", "opsets"]
     assert described["export"]["env"] == ["python", "torch", "numpy", "device"]
     # every path has its own harness digest: the common modules plus its own module
-    assert len({d["harness"] for d in described.values()}) == 3
-    # what only the onnx path uses (the runtimes package) is its own, not common
+    assert len({d["harness"] for d in described.values()}) == len(PATHS) == 6
+    # what only some paths use (the runtimes package; the dynamic paths' shapes and shared logic) is
+    # theirs, not common
     from opsweep.paths import common_harness_files
-    assert not [rel for rel, _ in common_harness_files() if rel.startswith("runtimes/")]
+    common = [rel for rel, _ in common_harness_files()]
+    assert not [rel for rel in common if rel.startswith("runtimes/")]
+    assert "shapes.py" not in common and "paths/_dynamic.py" not in common
 
 
 def test_the_engines_path_fixture_matches_the_harness():

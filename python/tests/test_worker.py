@@ -31,7 +31,7 @@ EXPECTED = {
 }
 
 RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "break_frames", "onnx",
-               "outputs", "timings", "sources", "checks", "notes", "deps", "subverdicts"}
+               "outputs", "timings", "sources", "checks", "notes", "deps", "subverdicts", "dynamic"}
 ERROR_KEYS = {"type", "message", "chain", "frames", "registry_frames", "raised_in"}
 
 
@@ -135,7 +135,8 @@ def test_failure_evidence(statuses_run):
 
 def test_hello_and_inventory(statuses_run):
     hello = statuses_run["hello"]
-    assert hello["protocol"] == 3 and [p["id"] for p in hello["paths"]] == ["onnx", "export", "compile"]
+    assert hello["protocol"] == 3 and [p["id"] for p in hello["paths"]] == [
+        "onnx", "export", "compile", "export-dynamic", "onnx-dynamic", "compile-dynamic"]
     assert len(hello["harness"]) == 32 and isinstance(hello["pid"], int)
     env = hello["env"]
     import numpy

@@ -83,6 +83,10 @@ bool ParsePathSpec(const json& j, PathSpecForm form, PathSpec* out, std::string*
   auto order = j.find("order");
   if (order == j.end() || !order->is_number_integer()) return r.Fail("'order' is missing or not an integer");
   out->order = order->get<int>();
+  if (auto group = j.find("group"); group != j.end() && !group->is_null()) {
+    if (!group->is_string()) return r.Fail("'group' is not a string");
+    out->group = group->get<std::string>();
+  }
   auto subs = j.find("subverdicts");
   if (subs == j.end() || !subs->is_array()) return r.Fail("'subverdicts' is missing or not a list");
   std::set<std::string> sub_ids;
@@ -148,8 +152,10 @@ json PathSpecSnapshotJson(const PathSpec& path) {
                     {"description", s.description},
                     {"steps", s.steps}});
   }
-  return {{"id", path.id},       {"title", path.title}, {"label", path.label}, {"description", path.description},
-          {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
+  json out = {{"id", path.id},       {"title", path.title}, {"label", path.label}, {"description", path.description},
+              {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
+  if (!path.group.empty()) out["group"] = path.group;  // optional: ungrouped paths keep their bytes
+  return out;
 }
 
 void SortPaths(std::vector<PathSpec>* paths) {

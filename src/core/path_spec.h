@@ -43,6 +43,8 @@ struct PathSpec {
   std::vector<std::string> env;    // the environment fields its results depend on, in job-key order
   std::vector<SubVerdictSpec> subverdicts;
   int order = 100;                          // position among the paths (then by id)
+  std::string group;                        // a heading over the page's columns of the paths that share it
+                                            // ("dynamic shapes"); "" for none. Optional in both forms.
   std::optional<double> expected_seconds;   // hello form only: the scheduler's guess for a new job
   std::string harness;                      // hello form only: digest of the harness code the path runs
   bool operator==(const PathSpec&) const = default;

@@ -99,8 +99,8 @@ TEST(PathSpec, SubVerdictsCarryTheirKindAndSteps) {
 
 TEST(PathSpec, TheBundledDescriptionsParse) {
   std::vector<PathSpec> paths = testing::BundledPaths();
-  ASSERT_EQ(paths.size(), 3u);
-  std::vector<PathSpec> shuffled = {paths[2], paths[0], paths[1]};
+  ASSERT_EQ(paths.size(), 6u);
+  std::vector<PathSpec> shuffled = {paths[5], paths[2], paths[4], paths[0], paths[3], paths[1]};
   SortPaths(&shuffled);
   EXPECT_EQ(shuffled, paths);  // the harness lists them in order
   EXPECT_EQ(EnvFieldsOf(paths), (std::vector<std::string>{"python", "torch", "numpy", "device", "onnx", "onnxscript",
@@ -115,6 +115,12 @@ TEST(PathSpec, TheBundledDescriptionsParse) {
   EXPECT_FALSE(SubVerdictHasStep(*FindSubVerdict(*onnx, "reference"), "compile"));
   EXPECT_EQ(FindSubVerdict(*onnx, "opset17"), nullptr);
   EXPECT_EQ(FindPath(paths, "compile")->title, "torch.compile");
+  EXPECT_EQ(FindPath(paths, "compile-dynamic")->group, "dynamic shapes");
+  EXPECT_EQ(FindPath(paths, "compile")->group, "");
+  EXPECT_FALSE(PathSpecSnapshotJson(*FindPath(paths, "compile")).contains("group"));
+  EXPECT_EQ(PathSpecSnapshotJson(*FindPath(paths, "onnx-dynamic"))["group"], "dynamic shapes");
+  EXPECT_EQ(FindPath(paths, "compile-dynamic")->steps,
+            (std::vector<std::string>{"no-dynamic-dims", "eager-other-shapes", "compile", "compare"}));
   EXPECT_EQ(FindPath(paths, "tflite"), nullptr);
 }
 

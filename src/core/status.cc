@@ -14,6 +14,8 @@ std::string_view StatusId(Status status) {
     case Status::not_applicable: return "n/a";
     case Status::crash: return "crash";
     case Status::timeout: return "timeout";
+    case Status::ok_static: return "ok-static";
+    case Status::ok_recompiles: return "ok-recompiles";
   }
   return "n/a";
 }
@@ -26,7 +28,8 @@ std::optional<Status> ParseStatus(std::string_view id) {
 }
 
 bool IsSupported(Status status) {
-  return status == Status::ok || status == Status::ok_breaks || status == Status::ok_unverified;
+  return status == Status::ok || status == Status::ok_breaks || status == Status::ok_unverified ||
+         status == Status::ok_static || status == Status::ok_recompiles;
 }
 
 bool IsFailure(Status status) {

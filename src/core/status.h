@@ -22,19 +22,22 @@ enum class Status : std::uint8_t {
   not_applicable,
   crash,
   timeout,
+  ok_static,      // dynamic-shape exports: runs and matches at every shape it accepts, some dims static
+  ok_recompiles,  // compile-dynamic: every call matches, but each new size of a dimension recompiles
 };
 
-inline constexpr std::array<Status, 8> kAllStatuses = {
-    Status::ok,   Status::ok_breaks,      Status::ok_unverified, Status::mismatch,
-    Status::fail, Status::not_applicable, Status::crash,         Status::timeout,
+inline constexpr std::array<Status, 10> kAllStatuses = {
+    Status::ok,   Status::ok_breaks,      Status::ok_unverified, Status::mismatch,  Status::fail,
+    Status::not_applicable, Status::crash, Status::timeout,      Status::ok_static, Status::ok_recompiles,
 };
 
-// The persisted id: "ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a", "crash", "timeout".
+// The persisted id: "ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a", "crash", "timeout",
+// "ok-static", "ok-recompiles".
 std::string_view StatusId(Status status);
 // The status of a persisted id; nullopt for anything else.
 std::optional<Status> ParseStatus(std::string_view id);
 
-// ok, ok-breaks and ok-unverified.
+// ok, ok-breaks, ok-unverified, ok-static and ok-recompiles: it works, some with a caveat.
 bool IsSupported(Status status);
 // mismatch, fail, crash and timeout: it was probed and did not work.
 bool IsFailure(Status status);

@@ -12,7 +12,7 @@ TEST(Status, PersistedIdsNeverChange) {
   // These strings are on disk in every database and snapshot: this list may only grow.
   std::string ids;
   for (Status s : kAllStatuses) ids += std::string(StatusId(s)) + " ";
-  EXPECT_EQ(ids, "ok ok-breaks ok-unverified mismatch fail n/a crash timeout ");
+  EXPECT_EQ(ids, "ok ok-breaks ok-unverified mismatch fail n/a crash timeout ok-static ok-recompiles ");
   for (Status s : kAllStatuses) EXPECT_EQ(ParseStatus(StatusId(s)), s);
   EXPECT_EQ(ParseStatus("na"), std::nullopt);
   EXPECT_EQ(ParseStatus(""), std::nullopt);
@@ -25,6 +25,9 @@ TEST(Status, EveryStatusIsExactlyOneOfSupportedFailureOrNotMeasured) {
     EXPECT_NE(IsEngineStatus(s), IsWorkerStatus(s)) << StatusId(s);
   }
   EXPECT_TRUE(IsSupported(Status::ok_breaks));
+  EXPECT_TRUE(IsSupported(Status::ok_static));
+  EXPECT_TRUE(IsSupported(Status::ok_recompiles));
+  EXPECT_TRUE(IsWorkerStatus(Status::ok_static));
   EXPECT_TRUE(IsFailure(Status::timeout));
   EXPECT_TRUE(IsNotMeasured(Status::not_applicable));
   EXPECT_TRUE(IsEngineStatus(Status::crash));

@@ -3,7 +3,8 @@
 // between consecutive torch releases.
 //
 // Definitions (the persisted kind ids in parentheses reach the JSON report and the page):
-// - a regression (`regression`): supported before (ok, ok-breaks, ok-unverified), not now;
+// - a regression (`regression`): supported before (IsSupported: ok, ok-breaks, ok-unverified,
+//   ok-static, ok-recompiles), not now;
 // - a progression (`progression`): not supported before, supported now;
 // - a status change (`status`): another status on the same side of supported (fail -> mismatch,
 //   ok -> ok-breaks, n/a -> fail);

@@ -24,9 +24,13 @@ TEST(Protocol, ParsesHelloWithPathDescriptions) {
   EXPECT_EQ(m.type, WorkerMessage::Type::hello);
   EXPECT_EQ(m.hello.protocol, 3);
   EXPECT_EQ(m.hello.harness, "abc");
-  EXPECT_EQ(m.hello.path_ids(), (std::vector<std::string>{"onnx", "export", "compile", "toy"}));
-  EXPECT_EQ(m.hello.paths[3].expected_seconds, 2);
-  EXPECT_EQ(m.hello.paths_json[3], kToy);
+  const std::size_t bundled = testing::BundledPaths().size();
+  ASSERT_EQ(m.hello.paths.size(), bundled + 1);
+  const std::vector<std::string> ids = m.hello.path_ids();
+  EXPECT_EQ(std::vector<std::string>(ids.begin(), ids.begin() + 3), (std::vector<std::string>{"onnx", "export", "compile"}));
+  EXPECT_EQ(ids.back(), "toy");
+  EXPECT_EQ(m.hello.paths[bundled].expected_seconds, 2);
+  EXPECT_EQ(m.hello.paths_json[bundled], kToy);
   EXPECT_EQ(m.hello.env_json, R"({"torch":"2.13","opset":18})");
 }
 

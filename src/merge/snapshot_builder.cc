@@ -255,6 +255,7 @@ class Builder {
       }
     }
     o.detail = CleanFirstLine(detail, library_, kDetailChars);
+    o.dynamic = DynamicOf(record);
     if (!IsSupported(o.status)) Classify(path, detail, type, message, chain, &o);
     o.checks = ChecksOf(record);
     o.notes = NotesOf(record);
@@ -299,6 +300,59 @@ class Builder {
       }
       result.why = CleanFirstLine(Str(check, "why"), library_, kDetailChars);
       out[id] = std::move(result);
+    }
+    return out;
+  }
+
+  // What a dynamic-shape path found (docs/formats.md section 3, record.dynamic), as the snapshot
+  // keeps it: shapes as text, specialised dimensions and guards cleaned like every text.
+  std::optional<snapshot::DynamicInfo> DynamicOf(const json& record) {
+    auto it = record.find("dynamic");
+    if (it == record.end() || !it->is_object()) return std::nullopt;
+    const json& d = *it;
+    snapshot::DynamicInfo info;
+    if (auto shapes = d.find("shapes"); shapes != d.end() && shapes->is_array()) {
+      for (const json& set : *shapes) info.shapes.push_back(ShapeText(set));
+    }
+    if (auto trace = d.find("trace"); trace != d.end() && trace->is_number_integer()) {
+      const int t = trace->get<int>();
+      if (t >= 0 && t < static_cast<int>(info.shapes.size())) info.trace = t;
+    }
+    if (auto n = d.find("recompiles"); n != d.end() && n->is_number_integer() && n->get<long long>() >= 0) {
+      info.recompiles = n->get<int>();
+    }
+    if (auto list = d.find("specialised"); list != d.end() && list->is_array()) {
+      for (const json& item : *list) {
+        if (!item.is_object()) continue;
+        snapshot::DynamicDim dim{CleanFirstLine(Str(item, "name"), library_, 40), CleanFirstLine(Str(item, "kind"), library_, 20),
+                                 CleanFirstLine(Str(item, "why"), library_, kErrorChars)};
+        if (!dim.name.empty() && !dim.kind.empty()) info.specialised.push_back(std::move(dim));
+      }
+    }
+    if (auto guards = d.find("guards"); guards != d.end() && guards->is_array()) {
+      for (const json& g : *guards) {
+        if (!g.is_string() || info.guards.size() >= snapshot::kDynamicGuards) continue;
+        std::string text = CleanFirstLine(g.get<std::string>(), library_, kErrorChars);
+        if (!text.empty()) info.guards.push_back(std::move(text));
+      }
+    }
+    return info;
+  }
+
+  // [[1,3,32,40],[1,3,3]] -> "1x3x32x40, 1x3x3" (a 0-d input is "scalar").
+  static std::string ShapeText(const json& set) {
+    std::string out;
+    if (!set.is_array()) return out;
+    for (const json& shape : set) {
+      if (!out.empty()) out += ", ";
+      std::string one;
+      if (shape.is_array()) {
+        for (const json& v : shape) {
+          if (!one.empty()) one += "x";
+          one += v.is_number_integer() ? std::to_string(v.get<long long>()) : "?";
+        }
+      }
+      out += one.empty() ? "scalar" : one;
     }
     return out;
   }

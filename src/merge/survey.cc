@@ -177,6 +177,8 @@ std::string RecordProblem(const StoredResult& row, const json& record, const Pat
   for (auto problem : {ChecksProblem, NotesProblem, BreakFramesProblem}) {
     if (std::string p = problem(record); !p.empty()) return p;
   }
+  auto dynamic = record.find("dynamic");
+  if (dynamic != record.end() && !dynamic->is_null() && !dynamic->is_object()) return "dynamic is neither null nor an object";
   return "";
 }
 

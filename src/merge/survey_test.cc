@@ -273,5 +273,44 @@ TEST(Survey, SnapshotIsByteStableAndScrubbed) {
   EXPECT_NE(a.snapshot_json.find(R"("version": "9.9.9")"), std::string::npos);
 }
 
+// A dynamic-shape record's findings reach the snapshot, cleaned; a static path's outcome has no
+// "dynamic" key at all (its bytes do not change).
+TEST(Survey, DynamicFindingsReachTheSnapshot) {
+  DbContents db = Db("a.db", {"rotate"}, Paths({"export", "compile-dynamic"}));
+  db.results = {
+      Result("rotate", "export", R"({"status":"ok"})"),
+      Result("rotate", "compile-dynamic",
+             R"j({"status":"ok-recompiles","detail":"recompiles on every new H: size of x0[2] == 48 (2 recompiles)",)j"
+             R"j("dynamic":{"dims":{"0":[0,2,3]},"names":{"0":["batch","H","W"]},"source":"default",)j"
+             R"j("shapes":[[[1,3,32,40]],[[2,3,48,56]],[[3,3,64,72]]],"trace":0,"recompiles":2,)j"
+             R"j("guards":["size of x0[0] == 1","(x0[2] // 16) == 3 at /home/bob/kornia/f.py:12 in g"],)j"
+             R"j("specialised":[{"input":0,"dim":2,"name":"H","kind":"constant","value":48,"why":"size of x0[2] == 48",)j"
+             R"j("source":"compile"}],"per_shape":[]}})j")};
+  Survey s = JoinSurvey({db}, {});
+  ASSERT_TRUE(s.problems.empty()) << All(s);
+  RuleSet rules;
+  Classifier classifier(rules);
+  SnapshotOutput out = BuildSnapshot(s, classifier, SnapshotOptions{});
+  const nlohmann::json j = nlohmann::json::parse(out.snapshot_json);
+  const nlohmann::json& dyn = j["records"][0]["paths"]["compile-dynamic"]["dynamic"];
+  EXPECT_EQ(dyn["shapes"], nlohmann::json({"1x3x32x40", "2x3x48x56", "3x3x64x72"}));
+  EXPECT_EQ(dyn["trace"], 0);
+  EXPECT_EQ(dyn["recompiles"], 2);
+  EXPECT_EQ(dyn["specialised"], nlohmann::json::parse(R"([{"name":"H","kind":"constant","why":"size of x0[2] == 48"}])"));
+  EXPECT_EQ(dyn["guards"][1], "(x0[2] // 16) == 3 at kornia/f.py:12 in g");  // cleaned like every text
+  EXPECT_EQ(j["records"][0]["paths"]["compile-dynamic"]["reason"], nullptr);  // supported: no reason
+  EXPECT_FALSE(j["records"][0]["paths"]["export"].contains("dynamic"));
+  // the group reaches the header; an ungrouped path has no such key
+  EXPECT_EQ(j["paths"][1]["group"], "dynamic shapes");
+  EXPECT_FALSE(j["paths"][0].contains("group"));
+}
+
+TEST(Survey, ADynamicFieldThatIsNotAnObjectIsAProblem) {
+  DbContents db = Db("a.db", {"x"}, Paths({"export-dynamic"}));
+  db.results = {Result("x", "export-dynamic", R"({"status":"ok-static","dynamic":[1,2]})")};
+  Survey s = JoinSurvey({db}, {});
+  EXPECT_NE(All(s).find("a.db: x / export-dynamic: dynamic is neither null nor an object"), std::string::npos) << All(s);
+}
+
 }  // namespace
 }  // namespace opsweep

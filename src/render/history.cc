@@ -80,7 +80,7 @@ PathHistory MakePathHistory(const std::vector<const Snapshot*>& releases, const 
       const auto outcome = record->second->paths.find(path);
       if (outcome != record->second->paths.end()) {
         cell.present = true;
-        cell.cell = MakeCell(outcome->second.status, outcome->second.graph_breaks);
+        cell.cell = MakeCell(outcome->second);
       }
     }
     h.cells.push_back(std::move(cell));

@@ -12,7 +12,7 @@
 // - a strip has one cell per release; a release whose snapshot lacks the record or the path has
 //   an absent cell ("not surveyed");
 // - a row's path changed when two consecutive present cells differ in status;
-// - the mark is about the last change of support (supported: ok, ok-breaks, ok-unverified): "since
+// - the mark is about the last change of support (supported: IsSupported, core/status.h): "since
 //   torch X" when it became supported at X and still is in the newest release that has the cell,
 //   "broken since torch X" when it stopped being supported at X. No change of support, no mark.
 #pragma once

@@ -1,5 +1,7 @@
 #include "render/html_writer.h"
 
+#include <algorithm>
+
 #include <iterator>
 
 #include <fmt/core.h>
@@ -370,7 +372,19 @@ class Page {
       if (p > 0) out_ += ',';
       out_ += ScriptJsonString(vm_.paths[p].id);
     }
-    out_ += fmt::format("],\"total\":{}}}</script>\n<script>", vm_.configurations);
+    // The status tokens the script's filters group: said here once (core/status.h), not in the script.
+    auto tokens = [](bool (*predicate)(Status)) {
+      std::string list;
+      for (Status status : kAllStatuses) {
+        if (!predicate(status)) continue;
+        if (!list.empty()) list += ',';
+        list += ScriptJsonString(StatusToken(status));
+      }
+      return list;
+    };
+    out_ += fmt::format("],\"total\":{},\"supported\":[{}],\"failure\":[{}],\"caveat\":[{},{}]}}</script>\n<script>",
+                        vm_.configurations, tokens(IsSupported), tokens(IsFailure),
+                        ScriptJsonString(StatusToken(Status::ok_static)), ScriptJsonString(StatusToken(Status::ok_recompiles)));
     out_ += page_script;
     out_ += "</script>\n</body>\n</html>\n";
   }
@@ -403,8 +417,20 @@ class Page {
   }
 
   void OperatorTable(const std::vector<RowView>& rows, std::string_view caption, TableKind kind) {
-    out_ += "<div class=\"tw\">\n<table class=\"ops\">\n<caption class=\"vh\">" + E(caption) +
-            "</caption>\n<thead><tr><th scope=\"col\" class=\"op\">Operator</th>";
+    // n<count>: the stylesheet sizes the path columns by how many there are.
+    out_ += fmt::format("<div class=\"tw\">\n<table class=\"ops n{}\">\n<caption class=\"vh\">{}</caption>\n",
+                        kind == TableKind::kPaths ? vm_.paths.size() : 0, E(caption));
+    // Column widths live on <col>: a fixed table layout takes them from there, whatever the first
+    // header row is (the group row has no per-column cells).
+    out_ += "<colgroup><col class=\"op\">";
+    if (kind == TableKind::kPaths) {
+      for (std::size_t i = 0; i < vm_.paths.size(); ++i) out_ += "<col class=\"c\">";
+    } else {
+      out_ += "<col class=\"pk\">";
+    }
+    out_ += "<col class=\"d\"></colgroup>\n<thead>";
+    if (kind == TableKind::kPaths) GroupRow();
+    out_ += "<tr><th scope=\"col\" class=\"op\">Operator</th>";
     if (kind == TableKind::kPaths) {
       for (const PathView& path : vm_.paths) out_ += "<th scope=\"col\" class=\"c\">" + E(path.title) + "</th>";
     } else {
@@ -413,6 +439,24 @@ class Page {
     out_ += "<th scope=\"col\">Details</th></tr></thead>\n<tbody>\n";
     for (const RowView& row : rows) Row(row, kind);
     out_ += "</tbody>\n</table>\n</div>\n";
+  }
+
+  // A heading row over runs of path columns that share a group ("dynamic shapes"), when a path
+  // has one; the other columns get an empty heading.
+  void GroupRow() {
+    if (std::none_of(vm_.paths.begin(), vm_.paths.end(), [](const PathView& p) { return !p.group.empty(); })) return;
+    out_ += "<tr class=\"grp-h\"><td></td>";
+    for (std::size_t i = 0; i < vm_.paths.size();) {
+      std::size_t j = i;
+      while (j < vm_.paths.size() && vm_.paths[j].group == vm_.paths[i].group) ++j;
+      if (vm_.paths[i].group.empty()) {
+        out_ += fmt::format("<td colspan=\"{}\"></td>", j - i);
+      } else {
+        out_ += fmt::format("<th scope=\"colgroup\" colspan=\"{}\">{}</th>", j - i, E(vm_.paths[i].group));
+      }
+      i = j;
+    }
+    out_ += "<td></td></tr>";
   }
 
   void Row(const RowView& row, TableKind kind) {
@@ -514,6 +558,7 @@ class Page {
                           E(line.reason->anchor), E(line.reason->id), E(line.reason->title));
     }
     if (!line.error.empty()) out_ += "<code class=\"err\">" + E(line.error) + "</code>";
+    for (const std::string& fact : line.facts) out_ += "<span class=\"dyn\">" + E(fact) + "</span>";
     out_ += "</li>";
   }
 

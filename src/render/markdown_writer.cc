@@ -87,6 +87,7 @@ std::string Details(const RowView& row) {
     if (line.reason) {
       out += fmt::format(" ([{}](#{}))", MarkdownEscape(line.reason->title), line.reason->anchor);
     }
+    for (const std::string& fact : line.facts) out += "<br>&nbsp;&nbsp;" + MarkdownEscape(fact);
   }
   for (const AnnotationLine& line : row.annotations) {
     if (!out.empty()) out += "<br>";

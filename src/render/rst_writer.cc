@@ -83,6 +83,7 @@ std::string DetailItem(const DetailLine& line) {
   }
   if (!line.location.empty()) item += " " + RstLiteral(line.location);
   if (line.reason) item += fmt::format(" (:ref:`{}`)", Label(line.reason->anchor));
+  for (const std::string& fact : line.facts) item += "; " + RstEscape(fact);
   return item;
 }
 

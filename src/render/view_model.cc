@@ -70,6 +70,8 @@ std::string FallbackText(const Outcome& outcome) {
     case Status::ok_breaks:
     case Status::ok:
     case Status::ok_unverified:
+    case Status::ok_static:
+    case Status::ok_recompiles:
       if (outcome.graph_breaks.value_or(0) > 0) {
         return *outcome.graph_breaks == 1 ? "1 graph break" : fmt::format("{} graph breaks", *outcome.graph_breaks);
       }
@@ -123,7 +125,8 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
   if (line.text.empty() && line.reason) line.text = line.reason->title;
   if (line.text.empty()) line.text = FallbackText(outcome);
   line.location = OneLine(outcome.location);
-  if (line.text.empty() && line.location.empty() && line.break_reasons.empty()) return std::nullopt;
+  for (const std::string& fact : DynamicFacts(outcome)) line.facts.push_back(OneLine(fact));
+  if (line.text.empty() && line.location.empty() && line.break_reasons.empty() && line.facts.empty()) return std::nullopt;
   return line;
 }
 
@@ -133,7 +136,8 @@ bool SameLine(const DetailLine& a, const DetailLine& b) {
     for (const auto& item : line.break_reasons) {
       breaks.push_back((item.reason ? "#" + item.reason->id : item.text) + "\n" + item.location);
     }
-    return std::make_tuple(line.text, line.error, line.location, line.reason ? line.reason->id : std::string(), breaks);
+    return std::make_tuple(line.text, line.error, line.location, line.reason ? line.reason->id : std::string(), breaks,
+                           line.facts);
   };
   return key(a) == key(b);
 }
@@ -147,7 +151,9 @@ struct OperatorKey {
 
 std::vector<PathView> MakePathViews(const Snapshot& snapshot) {
   std::vector<PathView> out;
-  for (const PathSpec& p : snapshot.paths) out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description)});
+  for (const PathSpec& p : snapshot.paths) {
+    out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description), OneLine(p.group)});
+  }
   return out;
 }
 
@@ -203,7 +209,17 @@ std::vector<EnvironmentEntry> MakeEnvironment(const Snapshot& snapshot) {
   return out;
 }
 
-std::vector<LegendEntry> MakeLegend() {
+// Whether some outcome of the snapshot has this status.
+bool AnyOutcome(const Snapshot& snapshot, Status status) {
+  for (const Record& record : snapshot.records) {
+    for (const auto& [id, outcome] : record.paths) {
+      if (outcome.status == status) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<LegendEntry> MakeLegend(const Snapshot& snapshot) {
   std::vector<LegendEntry> out;
   auto add = [&](Status status, std::optional<int> breaks, std::string meaning) {
     out.push_back({MakeCell(status, breaks), std::move(meaning)});
@@ -213,6 +229,17 @@ std::vector<LegendEntry> MakeLegend() {
   add(Status::ok_unverified, std::nullopt,
       "random operator: captured and ran with the right output shapes and finite values; values "
       "are not compared");
+  // The dynamic-shape paths' caveats, when a path reported them.
+  if (AnyOutcome(snapshot, Status::ok_static)) {
+    add(Status::ok_static, std::nullopt,
+        "dynamic shapes: matched eager at every shape it accepts, but some dimensions are static (or "
+        "limited to a range) in the captured program");
+  }
+  if (AnyOutcome(snapshot, Status::ok_recompiles)) {
+    add(Status::ok_recompiles, std::nullopt,
+        "dynamic shapes: matched eager at every shape, but torch.compile recompiles for every new size of "
+        "a dimension");
+  }
   add(Status::mismatch, std::nullopt, "captured and ran, but the output differs from eager");
   add(Status::fail, std::nullopt, "capture, conversion or the captured program failed");
   add(Status::crash, std::nullopt, "the worker process died during the job (e.g. a segfault)");
@@ -245,9 +272,20 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
       "output compared with eager PyTorch (snapshot of {}).",
       vm->library_name, vm->library_version, vm->generated);
   vm->tool = OneLine(snapshot.tool_version.empty() ? snapshot.tool_name : snapshot.tool_name + " " + snapshot.tool_version);
-  vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version, JoinTitles(vm->paths));
+  // Grouped paths (the dynamic-shape variants) join the title by their group, not one by one.
+  std::vector<PathView> ungrouped;
+  std::vector<std::string> groups;
+  for (const PathView& path : vm->paths) {
+    if (path.group.empty()) ungrouped.push_back(path);
+    else if (std::find(groups.begin(), groups.end(), path.group) == groups.end()) groups.push_back(path.group);
+  }
+  vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version,
+                          JoinTitles(ungrouped.empty() ? vm->paths : ungrouped));
+  if (!ungrouped.empty()) {
+    for (std::size_t i = 0; i < groups.size(); ++i) vm->title += (i == 0 ? ", with " : " and ") + groups[i];
+  }
   vm->environment = MakeEnvironment(snapshot);
-  vm->legend = MakeLegend();
+  vm->legend = MakeLegend(snapshot);
   vm->legend_notes = MakeLegendNotes(snapshot);
   vm->has_checks = HasChecks(snapshot);
   vm->unclassified = snapshot.unclassified;
@@ -284,6 +322,7 @@ std::string SearchText(const RowView& row) {
       text += " " + item.text;
       if (!item.location.empty()) text += " " + item.location;
     }
+    for (const auto& fact : line.facts) text += " " + fact;
   }
   for (const AnnotationLine& line : row.annotations) text += " " + line.text;
   return text;
@@ -382,7 +421,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
   std::vector<std::string> failing, differing;
   for (int p = 0; p < static_cast<int>(paths.size()); ++p) {
     const Outcome& outcome = record.paths.at(paths[p].id);
-    row.cells.push_back(MakeCell(outcome.status, outcome.graph_breaks));
+    row.cells.push_back(MakeCell(outcome));
     AddMarks(outcome, p, subs, paths, links, &row.cells.back(), &row, &failing, &differing);
     row.graph_breaks += outcome.graph_breaks.value_or(0);
     row.na_everywhere = row.na_everywhere && IsNotMeasured(outcome.status);
@@ -407,6 +446,9 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
 }
 
 // ---- tallies: counts over every row --------------------------------------------------------------
+
+// A supported outcome with a dynamic-shape caveat: the "caveat" filter.
+bool IsCaveat(Status status) { return status == Status::ok_static || status == Status::ok_recompiles; }
 
 class Tally {
  public:
@@ -441,6 +483,9 @@ class Tally {
     if (failed) ++any_failure_;
     if (row.graph_breaks > 0) ++with_breaks_;
     if (row.fresh_unchecked) ++fresh_unchecked_;
+    if (std::any_of(row.cells.begin(), row.cells.end(), [](const CellView& c) { return IsCaveat(c.status); })) {
+      ++with_caveat_;
+    }
     if (row.na_everywhere) ++vm->configurations_na_everywhere;
     if (all_supported) ++vm->configurations_all_pass;
     AddReasons(record, row, op);
@@ -468,6 +513,7 @@ class Tally {
   int any_failure() const { return any_failure_; }
   int with_breaks() const { return with_breaks_; }
   int fresh_unchecked() const { return fresh_unchecked_; }
+  int with_caveat() const { return with_caveat_; }
   const std::map<Status, int>& status_counts(std::size_t p) const { return status_counts_[p]; }
   int path_failures(std::size_t p) const { return path_failures_[p]; }
   const std::map<std::string, std::vector<AffectedRow>>& affected() const { return affected_; }
@@ -518,7 +564,7 @@ class Tally {
   const std::vector<SubVerdictView>& subs_;
   std::vector<bool> onnx_paths_;
   std::set<OperatorKey> operators_, operators_onnx_;
-  int any_failure_ = 0, with_breaks_ = 0, fresh_unchecked_ = 0;
+  int any_failure_ = 0, with_breaks_ = 0, fresh_unchecked_ = 0, with_caveat_ = 0;
   std::vector<std::map<Status, int>> status_counts_;
   std::vector<int> path_failures_;
   std::vector<SubCount> sub_counts_;
@@ -625,6 +671,9 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
   out.push_back({"all", "All configurations", vm.configurations, ""});
   out.push_back({"failure", "Any failure", tally.any_failure(), ""});
   out.push_back({"breaks", "Graph breaks", tally.with_breaks(), ""});
+  if (tally.with_caveat() > 0) {
+    out.push_back({"caveat", "Dynamic shapes: static dimensions or recompiles", tally.with_caveat(), ""});
+  }
   out.push_back({"all-ok", "Supported on every path", vm.configurations_all_pass, ""});
   if (vm.has_checks) out.push_back({"not-fresh", "Not checked on fresh inputs", tally.fresh_unchecked(), ""});
   for (std::size_t p = 0; p < vm.paths.size(); ++p) {
@@ -638,6 +687,8 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
       const CellView cell = MakeCell(status, std::nullopt);
       const std::string words = status == Status::ok_breaks       ? "yes, graph breaks"
                                 : status == Status::ok_unverified ? "yes, random"
+                                : status == Status::ok_static     ? "yes, static dimensions"
+                                : status == Status::ok_recompiles ? "yes, recompiles"
                                                                   : cell.label;
       const std::string label = fmt::format("{}: {} {}", path.title, cell.symbol, words);
       out.push_back({fmt::format("{}:{}", path.id, StatusToken(status)), label, it->second, path.title});
@@ -735,8 +786,92 @@ CellView MakeCell(Status status, std::optional<int> graph_breaks) {
       cell.symbol = "\u25f7";
       cell.label = "timeout";
       break;
+    case Status::ok_static:
+      cell.symbol = "\u2713";
+      cell.label = "yes, static dims";
+      break;
+    case Status::ok_recompiles:
+      cell.symbol = "\u2713";
+      cell.label = "yes, recompiles";
+      break;
   }
   return cell;
+}
+
+namespace {
+
+// Distinct names in their first order, joined with ", ".
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::vector<std::string> seen;
+  for (const auto& n : names) {
+    if (std::find(seen.begin(), seen.end(), n) == seen.end()) seen.push_back(n);
+  }
+  std::string out;
+  for (const auto& n : seen) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::vector<std::string> NamesOfKind(const snapshot::DynamicInfo& d, std::initializer_list<std::string_view> kinds) {
+  std::vector<std::string> out;
+  for (const auto& dim : d.specialised) {
+    if (std::find(kinds.begin(), kinds.end(), dim.kind) != kinds.end()) out.push_back(OneLine(dim.name));
+  }
+  return out;
+}
+
+std::string KindWords(const std::string& kind) {
+  if (kind == "constant") return "static";
+  if (kind == "range") return "limited";
+  if (kind == "assert") return "fixed by a run-time assert";
+  if (kind == "guard") return "fixed by a guard the program does not keep";
+  return kind;
+}
+
+}  // namespace
+
+CellView MakeCell(const snapshot::Outcome& outcome) {
+  CellView cell = MakeCell(outcome.status, outcome.graph_breaks);
+  if (!outcome.dynamic) return cell;
+  const snapshot::DynamicInfo& d = *outcome.dynamic;
+  if (outcome.status == Status::ok_static) {
+    std::vector<std::string> parts;
+    const std::string fixed = JoinNames(NamesOfKind(d, {"constant"}));
+    const std::string limited = JoinNames(NamesOfKind(d, {"range"}));
+    if (!fixed.empty()) parts.push_back("static in " + fixed);
+    if (!limited.empty()) parts.push_back(limited + " limited");
+    if (!parts.empty()) cell.label = "yes, " + JoinNames(parts);
+  } else if (outcome.status == Status::ok_recompiles) {
+    const std::string names = JoinNames(NamesOfKind(d, {"constant"}));
+    if (!names.empty()) cell.label = "yes, recompiles per " + names;
+  }
+  return cell;
+}
+
+std::vector<std::string> DynamicFacts(const snapshot::Outcome& outcome) {
+  std::vector<std::string> out;
+  if (!outcome.dynamic || outcome.status == Status::ok || outcome.status == Status::not_applicable) return out;
+  const snapshot::DynamicInfo& d = *outcome.dynamic;
+  if (!d.shapes.empty()) {
+    std::string shapes;
+    for (std::size_t i = 0; i < d.shapes.size(); ++i) {
+      if (i > 0) shapes += ", then ";
+      shapes += d.shapes[i] + (static_cast<int>(i) == d.trace ? " (traced)" : "");
+    }
+    out.push_back("shapes: " + shapes);
+  }
+  for (const auto& dim : d.specialised) {
+    out.push_back(dim.name + " " + KindWords(dim.kind) + (dim.why.empty() ? "" : ": " + dim.why));
+  }
+  std::string guards;
+  for (std::size_t i = 0; i < d.guards.size() && i < 3; ++i) guards += (i > 0 ? "; " : "") + d.guards[i];
+  if (d.recompiles) {
+    out.push_back(fmt::format("{} recompile{}{}", *d.recompiles, *d.recompiles == 1 ? "" : "s",
+                              guards.empty() ? "" : ": " + guards));
+  } else if (d.specialised.empty() && !guards.empty() && IsFailure(outcome.status)) {
+    // a capture that gave up: the guards it recorded first say where the library fixed a size
+    out.push_back("guards recorded: " + guards);
+  }
+  return out;
 }
 
 ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options) {

@@ -7,7 +7,8 @@
 // here names a path.
 //
 // Definitions (also in docs/page.md):
-// - supported: ok, ok-breaks or ok-unverified; probed (per path): any status but n/a.
+// - supported: ok, ok-breaks, ok-unverified, ok-static or ok-recompiles (core/status.h);
+//   probed (per path): any status but n/a.
 // - a configuration is one record; an operator is a distinct (package, section, operator) triple.
 // - a row that is n/a on every path leaves its package table for the "n/a on every path" section.
 // - an ONNX path is one whose outcomes list ONNX op types (`op_types`): it produces ONNX models.
@@ -43,6 +44,7 @@ struct PathView {
   std::string title;        // "ONNX", "torch.export"
   std::string short_label;  // "ONNX", "export": used where reasons of several paths merge
   std::string description;  // what the probe does, one sentence
+  std::string group;        // the heading over its column ("dynamic shapes"); "" for none
 };
 
 // One sub-verdict the snapshot's paths describe, in the order of the paths and their descriptions.
@@ -105,6 +107,9 @@ struct DetailLine {
   std::string location;     // "kornia/x.py:12" or ""
   std::optional<ReasonLink> reason;
   std::vector<BreakReasonView> break_reasons;
+  // The dynamic-shape paths' findings, one sentence each: the shapes probed, each dimension the
+  // capture specialised and why, the recompiles and their guards (DynamicFacts).
+  std::vector<std::string> facts;
 };
 
 // One release's status of one row on one path (history pages only).
@@ -213,7 +218,8 @@ struct LegendEntry {
 };
 
 // One choice of the page's filter (HTML only). `value` is what the URL carries: "all", "failure",
-// "breaks", "all-ok", "not-fresh" (when the snapshot records checks), "<path>:supported",
+// "breaks", "all-ok", "not-fresh" (when the snapshot records checks), "caveat" (a dynamic-shape
+// path is static in a dimension or recompiles per size; only when some row is), "<path>:supported",
 // "<path>:failure" or "<path>:<status token>", and for a sub-verdict "<path>/<id>:supported",
 // "<path>/<id>:failure" (it ran and failed: the file exported but fails there) or
 // "<path>/<id>:differs" (its status is not its path's).
@@ -353,5 +359,11 @@ std::string FormatPercent(int supported, int probed);
 std::string NaNote(const PackageSummary& summary);
 // The cell of one outcome: symbol and label.
 CellView MakeCell(Status status, std::optional<int> graph_breaks);
+// The cell of an outcome, its label naming what a dynamic-shape path specialised: "yes, static in
+// H, W", "yes, W limited", "yes, recompiles per H".
+CellView MakeCell(const snapshot::Outcome& outcome);
+// The sentences a row's details give for a dynamic-shape outcome (see DetailLine::facts); none for
+// a plain success, whose cell says it all, or for an outcome without dynamic findings.
+std::vector<std::string> DynamicFacts(const snapshot::Outcome& outcome);
 
 }  // namespace opsweep::render

@@ -38,7 +38,7 @@ Snapshot Base() {
   snapshot.generated = "2026-11-30";
   snapshot.library_name = "kornia";
   snapshot.library_version = "0.9.0";
-  snapshot.paths = testing::BundledPaths();
+  snapshot.paths = testing::StaticBundledPaths();
   snapshot.environment = {{"torch", "2.13.0+cpu"}, {"opset", 18}, {"device", "cpu"}};
   snapshot.reasons["lowering"] = {"No ONNX lowering", "cause", "hint", "onnxscript"};
   snapshot.reasons["branch"] = {"Python branch", "cause", "hint", "kornia"};
@@ -533,6 +533,160 @@ TEST(WritersTest, OutputIsDeterministic) {
   ASSERT_TRUE(WriteHtml(BuildViewModel(snapshot, {}), &second, &err));
   EXPECT_EQ(first, second);
   EXPECT_EQ(WriteRst(BuildViewModel(snapshot, {})), WriteRst(BuildViewModel(snapshot, {})));
+}
+
+// The dynamic-shape paths: what the cells, the details, the legend and the filters say.
+Snapshot DynamicSnapshot() {
+  Snapshot snapshot = Base();
+  snapshot.paths = testing::BundledPaths({"export-dynamic", "compile-dynamic"});
+  snapshot.reasons["dynamic-shape-branch"] = {"A branch on a size", "cause", "hint", "library"};
+  auto outcome = [](Status status, std::string detail, std::vector<snapshot::DynamicDim> dims,
+                    std::optional<int> recompiles, std::vector<std::string> guards) {
+    snapshot::Outcome o;
+    o.status = status;
+    o.detail = std::move(detail);
+    snapshot::DynamicInfo d;
+    d.shapes = {"1x3x32x40", "2x3x48x56", "3x3x64x72"};
+    d.trace = recompiles ? 0 : 1;
+    d.specialised = std::move(dims);
+    d.recompiles = recompiles;
+    d.guards = std::move(guards);
+    o.dynamic = d;
+    return o;
+  };
+  Record a;
+  a.name = a.operator_name = "rotate";
+  a.package = a.group = "geometry";
+  a.paths["export-dynamic"] = outcome(Status::ok_static, "static in H, W",
+                                      {{"H", "constant", "x0[2] - 1 == 47 at kornia/affwarp.py:69 in _center"},
+                                       {"W", "constant", "x0[3] - 1 == 55 at kornia/affwarp.py:68 in _center"}},
+                                      std::nullopt, {});
+  a.paths["compile-dynamic"] = outcome(Status::ok_recompiles, "recompiles on every new H: size of x0[2] == 48 (2 recompiles)",
+                                       {{"H", "constant", "size of x0[2] == 48"}}, 2,
+                                       {"size of x0[0] == 1", "size of x0[2] == 48"});
+  Record b;
+  b.name = b.operator_name = "sobel";
+  b.package = b.group = "filters";
+  b.paths["export-dynamic"] = outcome(Status::ok, "", {}, std::nullopt, {});
+  b.paths["compile-dynamic"] = outcome(Status::ok, "1 recompile", {}, 1, {"size of x0[0] == 1"});
+  Record c;
+  c.name = c.operator_name = "branchy";
+  c.package = c.group = "filters";
+  c.paths["export-dynamic"] = outcome(Status::mismatch, "matches eager at its trace shape only; at 3x3x64x72: output 0: ...",
+                                      {{"W", "range", "x0[3] <= 60 at kornia/f.py:7 in g"}}, std::nullopt, {});
+  c.paths["export-dynamic"].reason = "dynamic-shape-branch";
+  c.paths["compile-dynamic"] = outcome(Status::ok, "2 recompiles; once more at 3x3x64x72: 2 <= x0[3] <= 60 (a size threshold, not every shape)",
+                                       {}, 2, {"size of x0[0] == 1", "2 <= x0[3] <= 60"});
+  snapshot.records = {c, b, a};
+  return snapshot;
+}
+
+const RowView* FindRow(const ViewModel& vm, const std::string& name) {
+  for (const auto& package : vm.packages) {
+    for (const auto& section : package.sections) {
+      for (const auto& row : section.rows) {
+        if (row.name == name) return &row;
+      }
+    }
+  }
+  return nullptr;
+}
+
+TEST(ViewModelTest, DynamicCellsSayWhatIsStaticAndWhatRecompiles) {
+  const ViewModel vm = BuildViewModel(DynamicSnapshot(), {});
+  const RowView* rotate = FindRow(vm, "rotate");
+  ASSERT_NE(rotate, nullptr);
+  EXPECT_EQ(rotate->cells[0].token, "ok-static");
+  EXPECT_EQ(rotate->cells[0].label, "yes, static in H, W");
+  EXPECT_EQ(rotate->cells[1].token, "ok-recompiles");
+  EXPECT_EQ(rotate->cells[1].label, "yes, recompiles per H");
+  EXPECT_EQ(FindRow(vm, "sobel")->cells[0].label, "yes");
+  // both are supported: the cards count them
+  EXPECT_EQ(vm.cards[0].supported, 2);  // rotate, sobel (branchy is a mismatch)
+  EXPECT_EQ(vm.cards[1].supported, 3);
+}
+
+TEST(ViewModelTest, DynamicDetailsNameTheShapesTheSpecialisedDimsAndTheRecompiles) {
+  const ViewModel vm = BuildViewModel(DynamicSnapshot(), {});
+  const RowView* rotate = FindRow(vm, "rotate");
+  ASSERT_EQ(rotate->details.size(), 2u);
+  EXPECT_EQ(rotate->details[0].text, "static in H, W");
+  EXPECT_EQ(rotate->details[0].facts,
+            (std::vector<std::string>{"shapes: 1x3x32x40, then 2x3x48x56 (traced), then 3x3x64x72",
+                                      "H static: x0[2] - 1 == 47 at kornia/affwarp.py:69 in _center",
+                                      "W static: x0[3] - 1 == 55 at kornia/affwarp.py:68 in _center"}));
+  EXPECT_EQ(rotate->details[1].facts.back(), "2 recompiles: size of x0[0] == 1; size of x0[2] == 48");
+  EXPECT_NE(rotate->search_text.find("x0[2] - 1 == 47"), std::string::npos);  // the search sees them
+  // a plain success says nothing more than its detail
+  const RowView* sobel = FindRow(vm, "sobel");
+  ASSERT_EQ(sobel->details.size(), 1u);
+  EXPECT_EQ(sobel->details[0].text, "1 recompile");
+  EXPECT_TRUE(sobel->details[0].facts.empty());
+  // a capture that gave up shows the guards it recorded
+  Snapshot gave_up = DynamicSnapshot();
+  snapshot::Outcome& o = gave_up.records[0].paths["export-dynamic"];
+  o.status = Status::fail;
+  o.step = "export";
+  o.dynamic->specialised.clear();
+  o.dynamic->guards = {"x0[0] == 2 at kornia/a.py:3 in f"};
+  const ViewModel failed = BuildViewModel(gave_up, {});
+  EXPECT_EQ(FindRow(failed, "branchy")->details[0].facts.back(), "guards recorded: x0[0] == 2 at kornia/a.py:3 in f");
+  const RowView* branchy = FindRow(vm, "branchy");
+  EXPECT_EQ(branchy->details[0].facts[1], "W limited: x0[3] <= 60 at kornia/f.py:7 in g");
+  ASSERT_TRUE(branchy->details[0].reason.has_value());
+}
+
+TEST(ViewModelTest, GroupedPathsJoinTheTitleByTheirGroup) {
+  Snapshot snapshot = DynamicSnapshot();
+  snapshot.paths = testing::BundledPaths();
+  for (Record& record : snapshot.records) {
+    for (const char* id : {"onnx", "export", "compile", "onnx-dynamic"}) record.paths[id] = Outcome(kOk);
+  }
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  EXPECT_EQ(vm.title, "kornia 0.9.0: ONNX, torch.export and torch.compile support, with dynamic shapes");
+  EXPECT_EQ(vm.paths[3].group, "dynamic shapes");
+  EXPECT_EQ(vm.paths[0].group, "");
+}
+
+TEST(ViewModelTest, DynamicLegendAndFilters) {
+  const ViewModel vm = BuildViewModel(DynamicSnapshot(), {});
+  std::vector<std::string> legend;
+  for (const auto& entry : vm.legend) legend.push_back(entry.cell.token);
+  EXPECT_NE(std::find(legend.begin(), legend.end(), "ok-static"), legend.end());
+  EXPECT_NE(std::find(legend.begin(), legend.end(), "ok-recompiles"), legend.end());
+  auto filter = [&](const std::string& value) -> const FilterOption* {
+    for (const auto& f : vm.filters) {
+      if (f.value == value) return &f;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(filter("caveat"), nullptr);
+  EXPECT_EQ(filter("caveat")->count, 1);  // rotate
+  ASSERT_NE(filter("export-dynamic:ok-static"), nullptr);
+  EXPECT_EQ(filter("export-dynamic:ok-static")->label, "torch.export, dynamic shapes: \u2713 yes, static dimensions");
+  EXPECT_EQ(filter("compile-dynamic:ok-recompiles")->count, 1);
+  // without a dynamic caveat there is no such filter, and the legend does not explain them
+  const ViewModel plain = BuildViewModel([] {
+    Snapshot s = Base();
+    s.records = {MakeRecord("a", "color", "", kOk, kOk, kOk)};
+    return s;
+  }(), {});
+  for (const auto& f : plain.filters) EXPECT_NE(f.value, "caveat");
+  for (const auto& entry : plain.legend) EXPECT_NE(entry.cell.token, "ok-static");
+}
+
+TEST(WritersTest, DynamicFactsAppearInEveryFormat) {
+  const ViewModel vm = BuildViewModel(DynamicSnapshot(), {});
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_NE(html.find("<span class=\"dyn\">H static: x0[2] - 1 == 47 at kornia/affwarp.py:69 in _center</span>"),
+            std::string::npos);
+  EXPECT_NE(html.find("class=\"c st-ok-static\""), std::string::npos);
+  EXPECT_NE(html.find("\"caveat\":[\"ok-static\",\"ok-recompiles\"]"), std::string::npos);
+  EXPECT_NE(html.find("\"supported\":[\"ok\",\"ok-breaks\",\"ok-unverified\",\"ok-static\",\"ok-recompiles\"]"),
+            std::string::npos);
+  EXPECT_NE(WriteMarkdown(vm).find("2 recompiles: size of x0\\[0\\] == 1"), std::string::npos);
+  EXPECT_NE(WriteRst(vm).find("H static: x0[2] - 1 == 47"), std::string::npos);
 }
 
 }  // namespace

@@ -46,6 +46,23 @@ struct SubOutcome {
   std::map<std::string, CheckResult> checks;  // its fidelity checks, as an outcome's; omitted when empty
 };
 
+// A varied dimension a dynamic-shape path did not keep fully dynamic (record.dynamic.specialised).
+struct DynamicDim {
+  std::string name;  // "batch", "H", "W", "D", "x1[2]"
+  std::string kind;  // "constant", "range", "assert", "guard"
+  std::string why;   // the guard and the library line: "x0[2] == 48 at kornia/x.py:12 in f"
+};
+
+// What a dynamic-shape path found (from record.dynamic; absent on the static paths).
+struct DynamicInfo {
+  std::vector<std::string> shapes;  // "1x3x32x40" per probed shape (inputs joined with ", ")
+  int trace = 0;                    // the index in `shapes` the capture was made at
+  std::vector<DynamicDim> specialised;
+  std::optional<int> recompiles;    // compile-dynamic: recompilations over its calls
+  std::vector<std::string> guards;  // guard texts (compile: recompile reasons), at most kDynamicGuards
+};
+inline constexpr std::size_t kDynamicGuards = 8;
+
 // One record's outcome on one path.
 struct Outcome {
   Status status = Status::not_applicable;
@@ -62,6 +79,7 @@ struct Outcome {
   std::map<std::string, CheckResult> checks;  // by check id (record.checks): "fresh_inputs", ...
   std::vector<std::string> notes;             // what the worker observed around the job, cleaned
   std::map<std::string, SubOutcome> subverdicts;  // by sub-verdict id; written only when not empty
+  std::optional<DynamicInfo> dynamic;             // dynamic-shape paths only
 };
 
 struct Record {

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <set>
 
 namespace opsweep::snapshot {
@@ -164,6 +165,41 @@ bool ReadSubOutcomes(FieldReader& fields, const json& j, const std::string& wher
   return true;
 }
 
+bool ReadDynamic(FieldReader& fields, const json& j, const std::string& where, Outcome* out) {
+  const json* d = nullptr;
+  if (!fields.Object(j, "dynamic", where, Need::kOptional, &d)) return false;
+  if (d == nullptr) return true;
+  const std::string at = where + " dynamic";
+  DynamicInfo info;
+  if (!fields.StringList(*d, "shapes", at, &info.shapes) || !fields.StringList(*d, "guards", at, &info.guards)) return false;
+  if (const auto trace = d->find("trace"); trace != d->end() && !trace->is_null()) {
+    if (!trace->is_number_integer() || trace->get<long long>() < 0 ||
+        trace->get<long long>() >= static_cast<long long>(std::max<std::size_t>(1, info.shapes.size()))) {
+      return fields.Fail(at, "'trace' is not the index of one of its shapes");
+    }
+    info.trace = trace->get<int>();
+  }
+  if (const auto n = d->find("recompiles"); n != d->end() && !n->is_null()) {
+    if (!n->is_number_integer() || n->get<long long>() < 0) return fields.Fail(at, "'recompiles' is not a whole number");
+    info.recompiles = n->get<int>();
+  }
+  if (const auto list = d->find("specialised"); list != d->end() && !list->is_null()) {
+    if (!list->is_array()) return fields.Fail(at, "'specialised' is not a list");
+    for (const json& item : *list) {
+      if (!item.is_object()) return fields.Fail(at, "a specialised dimension is not an object");
+      DynamicDim dim;
+      if (!fields.String(item, "name", at, Need::kRequired, &dim.name) ||
+          !fields.String(item, "kind", at, Need::kRequired, &dim.kind) ||
+          !fields.String(item, "why", at, Need::kOptional, &dim.why)) {
+        return false;
+      }
+      info.specialised.push_back(std::move(dim));
+    }
+  }
+  out->dynamic = std::move(info);
+  return true;
+}
+
 bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path,
                  const std::map<std::string, Reason>& reasons, Outcome* out) {
   if (!j.is_object()) return fields.Fail(where, "is not an object");
@@ -180,7 +216,8 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, c
       !fields.StringList(j, "op_types", where, &out->op_types) ||
       !ReadBreakReasons(fields, j, where, reasons, out) ||
       !ReadChecks(fields, j, where, &out->checks) ||
-      !fields.StringList(j, "notes", where, &out->notes) || !ReadSubOutcomes(fields, j, where, path, reasons, out)) {
+      !fields.StringList(j, "notes", where, &out->notes) || !ReadSubOutcomes(fields, j, where, path, reasons, out) ||
+      !ReadDynamic(fields, j, where, out)) {
     return false;
   }
   if (!out->step.empty() && !PathHasStep(path, out->step)) {

@@ -184,6 +184,36 @@ TEST(SnapshotReader, RefusesSubVerdictsTheirPathDoesNotDescribe) {
   EXPECT_EQ(ErrorOf(j), "records[0] 'a' paths.onnx.subverdicts.tract: unknown status 'maybe'");
 }
 
+TEST(SnapshotWriter, DynamicFindingsRoundTripToTheByte) {
+  json j = Minimal();
+  j["records"][0]["paths"]["compile"]["status"] = "ok-recompiles";
+  j["records"][0]["paths"]["compile"]["dynamic"] = {
+      {"shapes", {"1x3x32x40", "2x3x48x56", "3x3x64x72"}}, {"trace", 0}, {"recompiles", 2},
+      {"guards", {"size of x0[2] == 48"}},
+      {"specialised", {{{"name", "H"}, {"kind", "constant"}, {"why", "size of x0[2] == 48"}}}}};
+  const std::string text = j.dump(2) + "\n";
+  Snapshot snapshot;
+  std::string err;
+  ASSERT_TRUE(ReadSnapshot(text, &snapshot, &err)) << err;
+  const Outcome& o = snapshot.records[0].paths.at("compile");
+  ASSERT_TRUE(o.dynamic.has_value());
+  EXPECT_EQ(o.status, Status::ok_recompiles);
+  EXPECT_EQ(o.dynamic->recompiles, 2);
+  EXPECT_EQ(o.dynamic->specialised.at(0).name, "H");
+  EXPECT_FALSE(snapshot.records[0].paths.at("onnx").dynamic.has_value());
+  EXPECT_EQ(WriteSnapshot(snapshot), text);
+}
+
+TEST(SnapshotReader, RefusesABadDynamicObject) {
+  json j = Minimal();
+  j["records"][0]["paths"]["compile"]["dynamic"] = {{"shapes", {"1x3"}}, {"trace", 3}};
+  EXPECT_NE(ErrorOf(j).find("'trace' is not the index of one of its shapes"), std::string::npos) << ErrorOf(j);
+  j["records"][0]["paths"]["compile"]["dynamic"] = {{"specialised", {{{"kind", "constant"}}}}};
+  EXPECT_NE(ErrorOf(j).find("missing 'name'"), std::string::npos) << ErrorOf(j);
+  j["records"][0]["paths"]["compile"]["dynamic"] = "static";
+  EXPECT_NE(ErrorOf(j).find("'dynamic' is not an object"), std::string::npos) << ErrorOf(j);
+}
+
 TEST(SnapshotReader, AnUnversionedLibraryIsRead) {
   json j = Minimal();
   j["library"]["version"] = "";

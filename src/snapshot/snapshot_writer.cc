@@ -34,6 +34,16 @@ json SubOutcomeJson(const SubOutcome& o) {
   return out;
 }
 
+json DynamicJson(const DynamicInfo& d) {
+  json specialised = json::array();
+  for (const DynamicDim& dim : d.specialised) specialised.push_back({{"name", dim.name}, {"kind", dim.kind}, {"why", dim.why}});
+  return {{"shapes", d.shapes},
+          {"trace", d.trace},
+          {"specialised", specialised},
+          {"recompiles", d.recompiles ? json(*d.recompiles) : json(nullptr)},
+          {"guards", d.guards}};
+}
+
 json OutcomeJson(const Outcome& o) {
   json breaks = json::array();
   for (const GraphBreak& b : o.break_reasons) breaks.push_back(BreakJson(b));
@@ -55,6 +65,8 @@ json OutcomeJson(const Outcome& o) {
     for (const auto& [id, sub] : o.subverdicts) subs[id] = SubOutcomeJson(sub);
     out["subverdicts"] = subs;
   }
+  // Only the dynamic-shape paths have it: the static outcomes keep their bytes.
+  if (o.dynamic) out["dynamic"] = DynamicJson(*o.dynamic);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// The descriptions of the bundled paths (onnx, export, compile) for unit tests, read from
+// The descriptions of the bundled paths (onnx, export, compile, and the dynamic-shape ones) for unit tests, read from
 // tests/fixtures/paths.json: the output of `opsweep.paths.describe_paths()`, committed so that the
 // C++ tests need no Python (python/tests/test_paths.py checks the fixture against the harness).
 #pragma once
@@ -6,7 +6,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
+#include <initializer_list>
 
 #include "core/path_spec.h"
 
@@ -31,6 +33,20 @@ inline std::vector<PathSpec> BundledPaths() {
   }
   return paths;
 }
+
+// The bundled paths with these ids, in the bundled order (tests written for some of them).
+inline std::vector<PathSpec> BundledPaths(std::initializer_list<std::string_view> ids) {
+  std::vector<PathSpec> out;
+  for (PathSpec& p : BundledPaths()) {
+    for (std::string_view id : ids) {
+      if (p.id == id) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+// The static paths (onnx, export, compile): what most engine tests are written for.
+inline std::vector<PathSpec> StaticBundledPaths() { return BundledPaths({"onnx", "export", "compile"}); }
 
 // A made-up path for tests: its own steps and env fields, harness "h-<id>".
 inline PathSpec TestPath(const std::string& id, std::vector<std::string> steps = {"capture"},

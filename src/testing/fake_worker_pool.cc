@@ -8,7 +8,7 @@
 namespace opsweep {
 
 FakeWorkerPool::FakeWorkerPool(FakeClock* clock, int slots)
-    : paths(testing::BundledPaths()), clock_(clock), workers_(static_cast<size_t>(slots)) {}
+    : paths(testing::StaticBundledPaths()), clock_(clock), workers_(static_cast<size_t>(slots)) {}
 
 void FakeWorkerPool::Schedule(int slot, double due, WorkerEvent ev) {
   ev.slot = slot;

@@ -38,8 +38,8 @@ inline snapshot::Record MakeRecord(const std::string& name, Status onnx, Status 
   return record;
 }
 
-// kornia 0.9.0 measured under `torch` on `date`, with the bundled paths and reasons lowering,
-// branch and eager.
+// kornia 0.9.0 measured under `torch` on `date`, with the bundled static paths (onnx, export,
+// compile: the paths MakeRecord fills) and reasons lowering, branch and eager.
 inline snapshot::Snapshot MakeSnapshot(const std::string& torch, const std::string& date = "2026-11-30") {
   snapshot::Snapshot s;
   s.generated = date;
@@ -48,7 +48,7 @@ inline snapshot::Snapshot MakeSnapshot(const std::string& torch, const std::stri
   s.library_name = "kornia";
   s.library_version = "0.9.0";
   s.library_fingerprint = "lib1";
-  s.paths = BundledPaths();
+  s.paths = StaticBundledPaths();
   for (PathSpec& p : s.paths) {  // snapshot form
     p.harness.clear();
     p.expected_seconds.reset();

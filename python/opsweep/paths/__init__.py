@@ -6,9 +6,11 @@ in the harness or the engine changes. ``PATHS`` maps id -> spec in the paths' or
 id), which is the order the worker's ``hello`` reports and the page shows.
 
 Each path has a harness digest of its own (``harness_digest``): the common harness modules (this
-package's parent less the registries, the tools that never run a probe, and the path modules) plus
-its own module and the modules in its ``uses``, so editing one path's module re-probes only that
-path's jobs.
+package's parent less the registries, the tools that never run a probe, the path modules, and the
+modules some path names in its ``uses``) plus its own module and the modules in its ``uses``, so
+editing one path's module re-probes only that path's jobs. A module named in a ``uses`` belongs to
+the paths that name it: every path that runs it must name it (opsweep/shapes.py and
+paths/_dynamic.py are the dynamic-shape paths').
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ Contract of a probe (``PathSpec.probe``)::
 - The probe returns an ``Outcome`` (status, step, detail); ``ctx.judge(outputs)`` implements the
   comparison rules for both check=True and check=False cases.
 - Optional findings go on the context: ``capture_s`` / ``run_s`` timings, ``graph_breaks``,
-  ``break_reasons`` and ``break_frames`` (compile), ``onnx`` (op types and size), ``side_error`` (an exception that did
+  ``break_reasons`` and ``break_frames`` (compile), ``onnx`` (op types and size), ``dynamic`` (the
+  dynamic-shape paths: varied dims, shapes, specialisations, recompiles), ``side_error`` (an exception that did
   not stop the job, e.g. a failed explain; recorded as the record's ``error``).
 - ``ctx.module(flat_outputs=...)`` gives a fresh ``CaseModule`` (a deep copy of the target, in
   eval mode for check=True cases); ``ctx.inputs()`` fresh copies of the inputs.
@@ -199,6 +200,8 @@ class ProbeContext:
     checks: dict[str, Check] = dataclasses.field(default_factory=dict)
     # sub-verdicts of the record (a runtime, an opset): id -> record (runtimes/verdicts.py)
     subverdicts: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    # The dynamic-shape paths' findings (docs/formats.md section 3, ``dynamic``); None elsewhere.
+    dynamic: dict[str, Any] | None = None
     _fresh: tuple[tuple[torch.Tensor, ...] | None, str] | None = None
     _eager_cache: dict[Any, list[torch.Tensor] | BaseException] = dataclasses.field(default_factory=dict)
 
@@ -509,6 +512,7 @@ class PathSpec:
     # (the onnx path's requested opsets)
     subverdicts: tuple[SubVerdict, ...] | Callable[[], tuple[SubVerdict, ...]] = ()
     uses: tuple[str, ...] = ()  # other harness modules this path runs, e.g. ("opsweep.paths.onnx",)
+    group: str = ""  # a heading over the page's columns of the paths that share it ("dynamic shapes")
     module: str = ""  # set by discovery: the module that defines the spec
 
     def subverdict_list(self) -> tuple[SubVerdict, ...]:
@@ -528,4 +532,5 @@ class PathSpec:
             "env": env_fields,
             "subverdicts": [s.describe() for s in self.subverdict_list()],
             "harness": harness,
+            **({"group": self.group} if self.group else {}),
         }

@@ -1,11 +1,12 @@
 /* opsweep page: search, filters and shareable state. Inlined by `opsweep render`.
  *
  * The page is complete without this script (plain tables); the script only hides rows. Each row
- * carries its statuses (data-s: one token per path, in the order of the config's paths), its
- * sub-verdicts' statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its
- * graph-break count (data-b), its search text (data-q), when a path says yes without having
- * been checked on fresh inputs data-nf, and on pages of several torch releases its history
- * tokens (data-h: changed, since, broken). State lives in the URL hash:
+ * carries its statuses (data-s: one token per path, in the order of the config's paths; the config
+ * also lists which tokens are supported, failures and dynamic-shape caveats), its sub-verdicts'
+ * statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its graph-break count
+ * (data-b), its search text (data-q), when a path says yes without having been checked on fresh
+ * inputs data-nf, and on pages of several torch releases its history tokens (data-h: changed,
+ * since, broken). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  */
 (function () {
@@ -18,8 +19,16 @@
   var filter = doc.getElementById('f');
   var count = doc.getElementById('count');
   var empty = doc.getElementById('no-match');
-  var FAILURE = { mismatch: 1, fail: 1, crash: 1, timeout: 1 };
-  var SUPPORTED = { ok: 1, 'ok-breaks': 1, 'ok-unverified': 1 };
+  function tokenSet(list) {
+    var set = {};
+    (list || []).forEach(function (token) { set[token] = 1; });
+    return set;
+  }
+  // Which status tokens count as a failure, as supported and as a dynamic-shape caveat: the
+  // engine says so in the config (core/status.h), the script does not keep its own list.
+  var FAILURE = tokenSet(config.failure);
+  var SUPPORTED = tokenSet(config.supported);
+  var CAVEAT = tokenSet(config.caveat);
   var HISTORY = { changed: 1, since: 1, broken: 1 };
   var numberFormat = new Intl.NumberFormat('en-US');
 
@@ -67,6 +76,10 @@
     if (value === 'breaks') return row.b > 0;
     if (value === 'not-fresh') return row.nf;
     if (HISTORY[value]) return row.h.indexOf(value) >= 0;
+    if (value === 'caveat') {
+      for (i = 0; i < row.s.length; i++) if (CAVEAT[row.s[i]]) return true;
+      return false;
+    }
     if (value === 'all-ok') {
       for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;
       return true;

@@ -1,0 +1,227 @@
+"""The ``compile-dynamic`` path: torch.compile with default settings, called in turn at three
+shapes as a training loop would; recompilations counted with their guard reasons, every call
+compared with eager.
+
+Steps: ``no-dynamic-dims``, ``eager-other-shapes`` (n/a, as export-dynamic), ``compile`` (each
+call; compilation happens inside it), ``compare``.
+- One ``torch.compile(module)`` (inductor, ``dynamic=None``: the first call compiles for its
+  static shapes, a call at a new shape recompiles with the changed dimensions dynamic) is called
+  at S0 (the case's own shapes), S1 and S2 (opsweep/shapes.py), each under no_grad with seed 0,
+  and compared with eager called the same way: the three calls in turn on one module (a target
+  that keeps state between calls gets the same history).
+  Dynamo state is reset before and after the job.
+- Each call's compilations are read from torch._dynamo.utils.get_compilation_metrics(): how many
+  frames compiled, and each recompilation's guard reason, rewritten to name inputs ``x0[2]``
+  ("size of x0[2] == 32" when a dimension was compiled static; "2 <= x0[3] <= 60 at f.py:7 in g"
+  when a compiled graph only holds on one side of a threshold).
+- Then the checks of ``ProbeContext.verify`` at S0 on the same compiled module
+  (paths/_dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
+  randomness.
+- Statuses: ``ok`` (the third call compiled nothing new, or recompiled only because a size crossed
+  a threshold: bounded, not every shape; detail says so), ``ok-recompiles`` (the third call
+  recompiled because a size is guarded to equal its previous value: every new size recompiles;
+  detail "recompiles on every new H: size of x0[2] == 48"), ``ok-unverified`` (check=False
+  cases, the detail as above), ``mismatch`` (a call, or verify's checks), ``fail`` (a call
+  raised: detail names the shape; later calls are not made), ``n/a`` (also when eager raises
+  on the three calls in turn on one module).
+- ``record["dynamic"]``: the plan, trace 0, ``recompiles`` (recompilations over the three calls),
+  ``guards`` (their reasons, in order), ``specialised`` (dimensions guarded to a size), and per
+  shape the call's verdict with ``compiles``, ``recompiles`` and ``reasons``.
+- Timings: capture_s = the three calls (they compile); run_s is null.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from opsweep import shapes
+from opsweep.evidence import scrub
+from opsweep.flatten import flatten
+from opsweep.paths import _dynamic as dyn
+from opsweep.paths.base import Outcome, PathSpec, ProbeContext, seed_everything
+from opsweep.paths.compile import _configure_inductor
+
+TRACE = 0
+MAX_REASONS = 20
+
+_MISMATCH = re.compile(r"tensor '(?:L\[')?inputs(?:'\])?\[(\d+)\]' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
+_OTHER_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
+_INPUT_SIZE = re.compile(r"(?:L\[')?inputs(?:'\])?\[(\d+)\]\.size\(\)\[(\d+)\]")
+_LOCAL_SIZE = re.compile(r"L\['([A-Za-z_][A-Za-z0-9_]*)'\]\.size\(\)\[(\d+)\]")
+_LOCATION = re.compile(r"#\s+([^\s#()]+\.py:\d+ in [A-Za-z_<>][\w<>]*)")
+
+
+def guard_text(reason: str) -> str:
+    """A recompile reason as the page shows it: ``size of x0[2] == 32``, ``2 <= x0[3] <= 60 at
+    f.py:7 in g``; the ``0/1:`` frame prefix and dynamo's advice dropped."""
+    text = re.sub(r"^\s*\d+/\d+:\s*", "", reason.strip().splitlines()[0] if reason.strip() else "")
+    m = _MISMATCH.search(text)
+    if m:
+        return f"size of x{m.group(1)}[{m.group(2)}] == {m.group(3)}"
+    m = _OTHER_MISMATCH.search(text)
+    if m:
+        return f"size of {m.group(1)}[{m.group(2)}] == {m.group(3)}"
+    expr, _, rest = text.partition("  #")
+    expr = _INPUT_SIZE.sub(lambda g: f"x{g.group(1)}[{g.group(2)}]", expr.strip())
+    expr = _LOCAL_SIZE.sub(lambda g: f"{g.group(1)}[{g.group(2)}]", expr)
+    loc = _LOCATION.search(rest)
+    return f"{expr} at {loc.group(1)}" if loc else expr
+
+
+def guard_kind(text: str) -> str:
+    """``equality`` (a dimension compiled for one size: every new size recompiles), ``threshold``
+    (a range: only crossing it recompiles) or ``other``."""
+    expr = text.split(" at ", 1)[0]
+    if expr.startswith("size of ") or re.search(r"(?<![<>!=])==(?!=)", expr) or expr.startswith("Eq("):
+        return "equality"
+    if re.search(r"<=|>=|<|>|!=", expr):
+        return "threshold"
+    return "other"
+
+
+_GUARDED_DIM = re.compile(r"\bx(\d+)\[(\d+)\]")
+
+
+def guarded_dims(plan: shapes.Plan, texts: list[str], previous: Any) -> list[dyn.Finding]:
+    """The varied dimensions that equality guards fix, with the guard as why. A guard on an
+    input names it (``x0[2]``); a guard on a tensor local to a library frame (after a graph
+    break: ``size of input[0] == 4``) is matched by size: the varied dimensions whose size at the
+    ``previous`` call's shape equals the guarded one."""
+    out: list[dyn.Finding] = []
+
+    def add(i: int, d: int, value: int | None, text: str) -> None:
+        if any(v.input == i and v.dim == d for v in plan.dims) and not any(f.input == i and f.dim == d for f in out):
+            out.append(dyn.Finding(i, d, plan.name_of(i, d), "constant", value=value, why=text, source="compile"))
+
+    for text in texts:
+        if guard_kind(text) != "equality":
+            continue
+        expr = text.split(" at ", 1)[0]
+        m = re.search(r"==\s*(\d+)", expr)
+        value = int(m.group(1)) if m else None
+        named = list(_GUARDED_DIM.finditer(expr))
+        for g in named:
+            add(int(g.group(1)), int(g.group(2)), value, text)
+        if not named and value is not None and expr.startswith("size of "):
+            for v in plan.dims:
+                if previous[v.input][v.dim] == value:
+                    add(v.input, v.dim, value, text)
+    return out
+
+
+def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
+    import torch
+    import torch._dynamo
+    from torch._dynamo.utils import clear_compilation_metrics, get_compilation_metrics
+
+    ctx.step = "no-dynamic-dims"
+    plan = shapes.plan_for(ctx.case)
+    if not plan.varies:
+        return dyn.no_dims(ctx, plan)
+    refs = dyn.References(ctx, plan)
+    refused = dyn.eager_other_shapes(ctx, refs, TRACE)
+    if refused is not None:
+        return refused
+    dyn.finish_record(ctx, plan, TRACE, [], [], [])  # what was planned, should the capture raise
+
+    _configure_inductor(ctx.threads)
+    runs = []
+    for k in range(len(plan.shapes)):
+        r = dyn.ShapeRun(plan.shapes[k], "trace" if k == TRACE else "other")
+        r.inputs, r.expected, r.values = refs.at(plan.shapes[k])
+        runs.append(r)
+    # the compiled module is called at the three shapes in turn: eager is too, on one module, so a
+    # target that keeps state between calls is compared with the same history
+    ctx.step = "eager-other-shapes"
+    try:
+        history = ctx.eager([(tuple(x.clone() for x in r.inputs), 0) for r in runs]) if ctx.eager else None
+    except Exception as e:  # noqa: BLE001 - eager failing on the sequence of calls is the finding
+        if dyn._raised_by_harness(e):
+            raise
+        ctx.side_error = e
+        return Outcome("n/a", "eager-other-shapes",
+                       f"eager raises {type(e).__name__} when called at the three shapes in turn on one module")
+    if history is not None:
+        for r, expected in zip(runs, history):
+            r.expected = expected
+    per_call: list[dict[str, Any]] = []
+    try:
+        torch._dynamo.reset()
+        clear_compilation_metrics()
+        ctx.step = "compile"
+        compiled = torch.compile(ctx.module(flat_outputs=False))
+
+        def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
+            with torch.no_grad():
+                return flatten(compiled(*inputs))
+
+        t0 = time.perf_counter()
+        for r in runs:
+            seen = len(get_compilation_metrics())
+            ctx.step = "compile"
+            seed_everything(0)
+            try:
+                actual = run(tuple(x.clone() for x in r.inputs))
+                dyn.judge(ctx, r, actual)
+            except Exception as e:  # noqa: BLE001 - a call failing is the finding
+                r.status, r.error = "fail", e
+                r.detail = f"raised {type(e).__name__}: {scrub(dyn._first_line(e), ctx.library)}"
+            metrics = get_compilation_metrics()[seen:]
+            reasons = [scrub(guard_text(m.recompile_reason), ctx.library) for m in metrics if m.recompile_reason]
+            per_call.append({"compiles": len(metrics), "recompiles": len(reasons), "reasons": reasons[:MAX_REASONS]})
+            if r.status == "fail":
+                break
+        ctx.capture_s = time.perf_counter() - t0
+        for r in runs[len(per_call):]:
+            r.status, r.detail = "skipped", "an earlier call raised"
+
+        guards = [g for call in per_call for g in call["reasons"]]
+        last = per_call[-1]["reasons"] if len(per_call) == len(runs) else []
+        fixed = guarded_dims(plan, last, plan.shapes[-2])
+        recompiles = sum(call["recompiles"] for call in per_call)
+        dyn.finish_record(ctx, plan, TRACE, runs, fixed, guards[:MAX_REASONS], recompiles=recompiles)
+        for entry, call in zip(ctx.dynamic["per_shape"], per_call):
+            entry.update(call)
+        failed = dyn.verdict(ctx, runs, "compile")
+        if failed is not None:
+            return failed
+        status, detail = _supported(plan, fixed, last, recompiles)
+        # the checks of ProbeContext.verify at the case's own shape (the first call's), on the same
+        # compiled module: after the three calls, the recompile count above is already read
+        failed = dyn.check_case_shape(ctx, runs, run, "compile", status, detail)
+        return failed if failed is not None else dyn.supported(ctx, status, detail)
+    finally:
+        torch._dynamo.reset()
+
+
+def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], recompiles: int) -> tuple[str, str]:
+    """Status and detail of three calls that all matched eager, from the third call's recompile
+    reasons (``last``)."""
+    count = f"{recompiles} recompile{'s' if recompiles != 1 else ''}"
+    equal = [g for g in last if guard_kind(g) == "equality"]
+    if equal:
+        names = shapes.names_text(f.name for f in fixed) or "shape"
+        return "ok-recompiles", f"recompiles on every new {names}: {equal[0]} ({count})"
+    if last:
+        return "ok", (f"{count}; once more at {shapes.shape_text(plan.shapes[-1])}: {last[0]} "
+                      f"(a size threshold, not every shape)")
+    return "ok", count
+
+
+PATH = PathSpec(
+    id="compile-dynamic",
+    title="torch.compile, dynamic shapes",
+    label="compile dyn",
+    description=(
+        "torch.compile (default settings) called at three shapes in turn; recompilations counted, "
+        "every call compared with eager"
+    ),
+    steps=("no-dynamic-dims", "eager-other-shapes", "compile", "compare"),
+    expected_seconds=45,
+    probe=probe_compile_dynamic,
+    order=60,
+    group="dynamic shapes",
+    uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.compile", *shapes.OVERRIDE_MODULES),
+)
