@@ -751,6 +751,8 @@ G = "feature.laf"
 _LAFN = KF.normalize_laf(_lafs(8, seed=1152), DET)
 add(case("laf.generate_patch_grid_from_normalized_LAF", G, KLAF.generate_patch_grid_from_normalized_LAF, [DET, _LAFN],
          kwargs={"PS": 16}))
+add(case("laf.KORNIA_CHECK_LAF", G, Call(KF.KORNIA_CHECK_LAF, lambda laf: (KF.KORNIA_CHECK_LAF(laf), laf)[1]), [_lafs(4, seed=1154)],
+         note="a validator (bool or raise): the case returns its input after the check"))
 add(case("laf.get_laf_pts_to_draw", G, Call(KLAF.get_laf_pts_to_draw, lambda laf: torch.tensor(KLAF.get_laf_pts_to_draw(laf))),
          [_lafs(4, seed=1153)], note="the plotting outline of 4 LAFs as Python lists (tensor-made for the case: it reads values into Python)"))
 G = "feature.matching"
@@ -788,7 +790,8 @@ add(case("LocalFeatureMatcher.no_match_output", G,
          Call(KF.LocalFeatureMatcher.no_match_output, lambda x: {k: v + x for k, v in _LFM.no_match_output(x.device, x.dtype).items()}),
          [torch.zeros(1)]))
 
-NOT_SURVEYED = {
+
+_NOT_PROBED = {
     "kornia.feature.ALIKED.from_pretrained": "downloads ALIKED weights",
     "kornia.feature.DISK.from_pretrained": "downloads DISK weights",
     "kornia.feature.DeDoDe.from_pretrained": "downloads the DeDoDe detector and descriptor weights (and DINOv2 for 'G')",
@@ -799,3 +802,27 @@ NOT_SURVEYED = {
     "kornia.feature.dedode.encoder.VGG_DINOv2": "its constructor downloads the DINOv2 ViT-L/14 weights",
     "kornia.feature.LoFTR.load_state_dict": "copies a checkpoint into the module's parameters: no tensor computation to capture",
 }
+
+
+def _skipped(dotted: str, reason: str) -> None:
+    """A callable that cannot be probed offline: a skipped case names it and says why (the page lists it)."""
+    import importlib
+
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError:
+            continue
+    for part in parts[i:]:
+        obj = getattr(obj, part)
+    obj = getattr(obj, "__func__", obj)
+    add(case(".".join(parts[-3:]), "feature", obj, [],
+             skip=reason))
+
+
+for _name, _reason in _NOT_PROBED.items():
+    _skipped(_name, _reason)
+
+NOT_SURVEYED: dict = {}

@@ -111,6 +111,14 @@ _VID = torch.stack([_verts(2, 5, 1214), _verts(2, 5, 1215), _verts(2, 5, 1216)],
 add(case("VideoBoxes.__getitem__", G, Call(meth(VideoBoxes, "__getitem__"), lambda x: VideoBoxes.from_tensor(x)[1].to_tensor("xyxy")), [_VID]))
 add(case("VideoBoxes.clone", G, Call(meth(VideoBoxes, "clone"), lambda x: VideoBoxes.from_tensor(x).clone().to_tensor("xyxy")), [_VID]))
 
+from kornia.geometry import bbox as KBB
+
+add(case("bbox.validate_bbox", G, Call(KBB.validate_bbox, lambda v: v * float(KBB.validate_bbox(v))), [_verts(1, 5)[0].contiguous()],
+         note="a validator that reads the vertices' values (a Python bool): the case scales its input by it"))
+add(case("bbox.validate_bbox3d", G, Call(KBB.validate_bbox3d, lambda v: v * float(KBB.validate_bbox3d(v))),
+         [Boxes3D.from_tensor(_XYZ).to_tensor("vertices")[0].contiguous()],
+         note="a validator that reads the vertices' values (a Python bool): the case scales its input by it"))
+
 # ------------------------------------------------------------------------------------------------- keypoints
 
 G = "geometry.keypoints"
