@@ -12,6 +12,7 @@ void RegisterRun(CLI::App& app, int* status);       // verb_run.cc
 void RegisterMerge(CLI::App& app, int* status);     // verb_merge.cc
 void RegisterRender(CLI::App& app, int* status);    // verb_render.cc
 void RegisterCoverage(CLI::App& app, int* status);  // verb_coverage.cc
+void RegisterRepro(CLI::App& app, int* status);     // verb_repro.cc
 
 // The tool's version, as compiled in.
 const char* ToolVersion();

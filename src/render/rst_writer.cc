@@ -82,6 +82,8 @@ std::string DetailItem(const DetailLine& line) {
   }
   if (!line.location.empty()) item += " " + RstLiteral(line.location);
   if (line.reason) item += fmt::format(" (:ref:`{}`)", Label(line.reason->anchor));
+  for (std::size_t i = 0; i < line.repro.size(); ++i)
+    item += (i == 0 ? " \u2014 reproduce: " : ", ") + RstLiteral(line.repro[i]);
   return item;
 }
 

@@ -75,7 +75,13 @@ struct DetailLine {
   std::string location;     // "kornia/x.py:12" or ""
   std::optional<ReasonLink> reason;
   std::vector<BreakReasonView> break_reasons;
+  // For each path of the line whose job failed, mismatched, crashed, timed out or broke the graph:
+  // the command that writes a standalone reproducer (`opsweep repro 'NAME' --path P`).
+  std::vector<std::string> repro;
 };
+
+// `opsweep repro 'NAME' --path PATH`, the name quoted for a POSIX shell when it needs it.
+std::string ReproCommand(std::string_view case_name, std::string_view path_id);
 
 struct RowView {
   std::string name;
