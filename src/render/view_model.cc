@@ -55,11 +55,18 @@ std::string JoinLabels(const std::vector<int>& indexes, const std::vector<PathVi
   return out;
 }
 
-std::string ApiUrl(const std::string& api, const RenderOptions& options) {
+// The link of a documented name: the documenting page (`api_uri`, from objects.inv) under
+// --api-base; a base with "{api}" is a template for the (percent-encoded) name instead, and a
+// record without a page appends the name to the base.
+std::string ApiUrl(const std::string& api, const std::string& uri, const RenderOptions& options) {
   if (api.empty() || options.api_base.empty()) return "";
   const std::string encoded = UrlEncode(api);
   const auto placeholder = options.api_base.find("{api}");
-  if (placeholder == std::string::npos) return options.api_base + encoded;
+  if (placeholder == std::string::npos) {
+    if (uri.empty()) return options.api_base + encoded;
+    const bool slash = options.api_base.back() == '/' || uri.front() == '/';
+    return options.api_base + (slash ? "" : "/") + uri;
+  }
   std::string url = options.api_base;
   url.replace(placeholder, 5, encoded);
   return url;
@@ -269,7 +276,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
   row.group = OneLine(record.group);
   row.anchor = anchors->Make("r-", record.name);
   row.api = record.api ? OneLine(*record.api) : "";
-  row.api_url = ApiUrl(row.api, options);
+  row.api_url = ApiUrl(row.api, record.api_uri ? OneLine(*record.api_uri) : "", options);
   row.note = OneLine(record.note);
   row.random = !record.check;
   row.na_everywhere = true;

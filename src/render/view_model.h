@@ -29,8 +29,10 @@ using snapshot::Snapshot;
 std::string_view StatusToken(Status status);
 
 struct RenderOptions {
-  // Where records with an `api` cross-reference link to. "{api}" in it is replaced by the
-  // (percent-encoded) documented name; without it the name is appended. Empty: no links.
+  // Where records with an `api` cross-reference link to: the root of the library's docs, under
+  // which the record's documenting page (`api_uri`, from objects.inv) is found. "{api}" in it
+  // makes it a template for the (percent-encoded) documented name instead; a record without a
+  // page gets the name appended. Empty: no links.
   std::string api_base;
 };
 

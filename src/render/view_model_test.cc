@@ -275,6 +275,13 @@ TEST(ViewModelTest, AnchorsAreUniqueAndApiLinksUseTheBase) {
   vm = BuildViewModel(snapshot, {"https://docs.example/search.html?q={api}&x=1"});
   EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url,
             "https://docs.example/search.html?q=kornia.color.a&x=1");
+
+  // with the documenting page from objects.inv: the base is the docs root
+  snapshot.records[0].api_uri = "color.html#kornia.color.a";
+  vm = BuildViewModel(snapshot, {"https://docs.example/en/latest"});
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url, "https://docs.example/en/latest/color.html#kornia.color.a");
+  vm = BuildViewModel(snapshot, {"https://docs.example/en/latest/"});
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url, "https://docs.example/en/latest/color.html#kornia.color.a");
 }
 
 TEST(ViewModelTest, FiltersCountWhatTheyShow) {
