@@ -514,6 +514,10 @@ class Page {
                           E(line.reason->anchor), E(line.reason->id), E(line.reason->title));
     }
     if (!line.error.empty()) out_ += "<code class=\"err\">" + E(line.error) + "</code>";
+    for (const std::string& command : line.repro) {
+      out_ += "<code class=\"repro\" title=\"writes a standalone script that shows this failure, for a bug report\">" +
+              E(command) + "</code>";
+    }
     out_ += "</li>";
   }
 

@@ -87,6 +87,8 @@ std::string Details(const RowView& row) {
     if (line.reason) {
       out += fmt::format(" ([{}](#{}))", MarkdownEscape(line.reason->title), line.reason->anchor);
     }
+    for (std::size_t i = 0; i < line.repro.size(); ++i)
+      out += (i == 0 ? " \u2014 reproduce: " : ", ") + MarkdownCode(line.repro[i]);
   }
   for (const AnnotationLine& line : row.annotations) {
     if (!out.empty()) out += "<br>";

@@ -62,6 +62,22 @@ def lazy_built(surveys: Any, build: Callable[..., Any], *args: Any, **kwargs: An
     return lazy(_built, surveys, build, args, kwargs, surveys=surveys)
 
 
+def _lazy_call(surveys: Any, make: Callable[[], Any], fn: Callable[..., Any]) -> nn.Module:
+    obj = make()
+    if isinstance(obj, nn.Module):
+        obj.eval()
+        return Call(surveys, fn, obj)
+    return Call(surveys, lambda *xs: fn(obj, *xs))
+
+
+def lazy_call(surveys: Any, make: Callable[[], Any], fn: Callable[..., Any]) -> Any:
+    """A lazy target: ``fn(make(), *inputs)``, with the object (a network, a prompter holding one)
+    built only when a job of the case runs; a module object is registered in the call."""
+    from opsweep.case import lazy
+
+    return lazy(_lazy_call, surveys, make, fn, surveys=surveys)
+
+
 def truncated(build: Callable[..., nn.Module], keep: Callable[[nn.Module], None], seed: int) -> nn.Module:
     """A network too large to run whole (a billion parameters), at reduced depth: built with every
     parameter and buffer moved to the meta device as it is registered (so the whole network never

@@ -349,6 +349,10 @@ add(case("augmentation.base.override_parameters", G,
          note="a parameter dict with one entry overridden"))
 
 
+add(case("augmentation.utils.deepcopy_dict", G, Call(AH.deepcopy_dict, lambda a, b: AH.deepcopy_dict({"a": a, "b": [b, 2]})),
+         [rand(3, seed=1742), rand(2, 2, seed=1743)], note="a parameter dict (tensors cloned, Python values copied)"))
+
+
 def _skip(name, target, reason):
     add(case(name, "augmentation", target, [], skip=reason))
 

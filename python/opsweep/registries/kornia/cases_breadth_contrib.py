@@ -20,7 +20,7 @@ from kornia.models.rt_detr import RTDETRConfig
 from kornia.models.sam import SamConfig
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, lazy_built, _key, method_function, record_many, replay, seeded
+from opsweep.registries.kornia._breadth import Call, _key, lazy_built, lazy_call, method_function, record_many, replay, seeded
 from opsweep.registries.kornia._common import Built, batch, img, rand, randn
 
 CASES: list = []
@@ -35,8 +35,8 @@ def meth(cls, name):
 
 # ------------------------------------------------------------------------------------------------- builders
 
-add(case("EdgeDetectorBuilder.build[breadth]", G, Built(KC.EdgeDetectorBuilder.build,
-                                                        seeded(1300, KC.EdgeDetectorBuilder.build, pretrained=False, image_size=64)),
+add(case("EdgeDetectorBuilder.build[breadth]", G, lazy_built(KC.EdgeDetectorBuilder.build, KC.EdgeDetectorBuilder.build,
+                                                            pretrained=False, image_size=64),
          [rand(1, 3, 48, 56, seed=1301)], note=f"{RI}; the staticmethod build(pretrained=False, image_size=64)"))
 add(case("SmallSRBuilder.build[breadth]", G, Built(KC.SmallSRBuilder.build, seeded(1302, KC.SmallSRBuilder.build, pretrained=False)),
          [img()], note=f"{RI}; the staticmethod build(pretrained=False)"))
@@ -45,8 +45,11 @@ add(case("RRDBNetBuilder.build[breadth]", G, lazy_built(KC.RRDBNetBuilder.build,
          [rand(1, 3, 16, 16, seed=1304)], note=f"{RI}; the staticmethod build('RealESRGAN_x4plus_anime_6B', pretrained=False)"))
 _RT_CFG = RTDETRConfig("resnet18d", 4, input_size=64, head_num_queries=20, head_hidden_dim=64, neck_hidden_dim=64,
                        neck_dim_feedforward=128, head_num_decoder_layers=1)
-_DET = seeded(1305, KC.RTDETRDetectorBuilder.build, config=_RT_CFG, pretrained=False, confidence_threshold=0.0)
-add(case("RTDETRDetectorBuilder.build[breadth]", G, Built(KC.RTDETRDetectorBuilder.build, _DET), [rand(1, 3, 48, 80, seed=1306)],
+def _det():
+    return KC.RTDETRDetectorBuilder.build(config=_RT_CFG, pretrained=False, confidence_threshold=0.0)
+
+
+add(case("RTDETRDetectorBuilder.build[breadth]", G, lazy_built(KC.RTDETRDetectorBuilder.build, _det), [rand(1, 3, 48, 80, seed=1306)],
          note=f"{RI}; the staticmethod build with a small resnet18d configuration"))
 add(case("TinyViT.from_config[breadth]", G, lazy_built(KC.TinyViT.from_config, KC.TinyViT.from_config, "5m", img_size=64,
                                                  num_classes=10, window_sizes=(2, 2, 2, 2)),
@@ -58,14 +61,16 @@ add(case("visual_prompter.Sam.from_name", G, lazy_built(VP.Sam.from_name, lambda
 
 # ------------------------------------------------------------------------------------------------- visualisers
 
-_EDGE = KC.EdgeDetectorBuilder.build(pretrained=False, image_size=64)
-add(case("EdgeDetector.visualize", G, Call(meth(KC.EdgeDetector, "visualize"), lambda x, e: _EDGE.visualize(x, e, output_type="torch")),
+add(case("EdgeDetector.visualize", G, lazy_call(meth(KC.EdgeDetector, "visualize"),
+                                                lambda: KC.EdgeDetectorBuilder.build(pretrained=False, image_size=64),
+                                                lambda m, x, e: m.visualize(x, e, output_type="torch")),
          [rand(1, 3, 32, 40, seed=1312), rand(1, 1, 32, 40, seed=1313)], note="given edge maps drawn as RGB images"))
-add(case("ObjectDetector.visualize", G, Call(meth(KC.ObjectDetector, "visualize"), lambda x, d: _DET.visualize(x, d, output_type="torch")),
+add(case("ObjectDetector.visualize", G, lazy_call(meth(KC.ObjectDetector, "visualize"), _det,
+                                                 lambda m, x, d: m.visualize(x, d, output_type="torch")),
          [rand(1, 3, 64, 64, seed=1314), torch.tensor([[[0.0, 0.9, 5.0, 6.0, 20.0, 18.0], [2.0, 0.5, 30.0, 20.0, 16.0, 24.0]]])],
          note="two given detections (class, score, x, y, w, h) drawn on the image"))
-_SR = KC.SmallSRBuilder.build(pretrained=False)
-add(case("SuperResolution.visualize", G, Call(meth(KC.SuperResolution, "visualize"), lambda x, s: _SR.visualize(x, s, output_type="torch")),
+add(case("SuperResolution.visualize", G, lazy_call(meth(KC.SuperResolution, "visualize"), lambda: KC.SmallSRBuilder.build(pretrained=False),
+                                                  lambda m, x, s: m.visualize(x, s, output_type="torch")),
          [rand(1, 3, 16, 20, seed=1315), rand(1, 3, 48, 60, seed=1316)], note="a given upscaled image"))
 
 # ------------------------------------------------------------------------------------------------- stitching
@@ -82,13 +87,26 @@ _SCENE = _scene()
 _LEFT, _RIGHT = _SCENE[..., :80].contiguous(), _SCENE[..., 40:120].contiguous()
 _STITCH = KC.ImageStitcher(KF.LocalFeatureMatcher(KF.SIFTFeatureScaleSpace(256), KF.DescriptorMatcher("smnn", 0.95)),
                            estimator="vanilla").eval()
-_STEPS = ["preprocess", "on_matcher", "estimate_transform", "blend_image", "postprocess", "stitch_pair"]
-_STITCH_CALLS = record_many([(KC.ImageStitcher, m) for m in _STEPS], lambda: _STITCH(_LEFT, _RIGHT))
-for _m in _STEPS:
-    _fn = meth(KC.ImageStitcher, _m)
-    _module, _inputs = replay(_fn, _fn, *_STITCH_CALLS[_key((KC.ImageStitcher, _m))])
-    add(case(f"ImageStitcher.{_m}", G, _module, _inputs,
-             note="its arguments in ImageStitcher(SIFT + SMNN matcher, estimator='vanilla') on two overlapping views"))
+_GL, _GR = _LEFT.mean(1, keepdim=True), _RIGHT.mean(1, keepdim=True)
+_KL = rand(30, 2, seed=1317, low=42.0, high=78.0)  # left-view keypoints in the overlap
+_KR = _KL - torch.tensor([40.0, 0.0]) + 0.2 * randn(30, 2, seed=1318)  # the same points in the right view
+_MASK_PANO = torch.ones(1, 3, 64, 160)
+_MASK_PANO[..., 130:] = 0.0
+G_ST = "contrib.stitching"
+for _m, _fn, _ins, _note in (
+    ("preprocess", lambda a, b: _STITCH.preprocess(a, b), [_LEFT, _RIGHT], "two RGB views to the matcher's grayscale inputs"),
+    ("on_matcher", lambda a, b: _STITCH.on_matcher({"image0": a, "image1": b}), [_GL, _GR], "SIFT + SMNN matching of two views"),
+    ("estimate_transform", lambda k1, k2, i: _STITCH.estimate_transform(keypoints0=k1, keypoints1=k2, batch_indexes=i),
+     [_KL, _KR, torch.zeros(30, dtype=torch.long)], "30 correspondences of a 40-pixel shift (DLT on all of them)"),
+    ("blend_image", lambda a, b, m: _STITCH.blend_image(a, b, m), [_LEFT, _RIGHT, (rand(1, 3, 64, 80, seed=1319) > 0.5).float()],
+     "naive blending by a mask"),
+    ("postprocess", lambda x, m: _STITCH.postprocess(x, m), [rand(1, 3, 64, 160, seed=1320), _MASK_PANO],
+     "a panorama cropped after its last covered column"),
+    ("stitch_pair", lambda a, b: _STITCH.stitch_pair(a, b), [_LEFT, _RIGHT], "two overlapping views stitched"),
+):
+    add(case(f"ImageStitcher.{_m}", G_ST, Call(meth(KC.ImageStitcher, _m), _fn), _ins,
+             fresh_inputs="keypoints and masks with structure" if _m in ("estimate_transform", "postprocess") else None,
+             note=f"ImageStitcher(SIFT + SMNN matcher, estimator='vanilla'): {_note}"))
 
 # ------------------------------------------------------------------------------------------------- face detection
 
@@ -138,22 +156,27 @@ add(case("KMeans.fit", G, Call(meth(KC.KMeans, "fit"), lambda x: (lambda km: (km
          [torch.cat([randn(10, 2, seed=1330) + 4.0, randn(10, 2, seed=1331) - 4.0, randn(10, 2, seed=1332)])], check=False,
          note="the fitted centres of three clusters (the initial centres are drawn at random)"))
 _SAMCFG = SamConfig(encoder_embed_dim=32, encoder_depth=1, encoder_num_heads=2, encoder_global_attn_indexes=(0,))
-_VP = seeded(1333, VP.VisualPrompter, _SAMCFG)
+
+
+def _vp():
+    return VP.VisualPrompter(_SAMCFG)
+
+
 _VPIMG = rand(3, 64, 80, seed=1334)
-add(case("visual_prompter.VisualPrompter", G, Call(VP.VisualPrompter, lambda x, p, l: (_VP.set_image(x), _VP.predict(p, l))[1]),
+add(case("visual_prompter.VisualPrompter", G, lazy_call(VP.VisualPrompter, _vp, lambda v, x, p, l: (v.set_image(x), v.predict(p, l))[1]),
          [_VPIMG, rand(1, 2, 2, seed=1335, low=10.0, high=60.0), torch.tensor([[1, 0]])],
          note=f"{RI}; a 1-block SAM encoder of width 32: set_image then predict with two point prompts"))
 add(case("visual_prompter.VisualPrompter.set_image", G,
-         Call(meth(VP.VisualPrompter, "set_image"), lambda x: (_VP.set_image(x), _VP.image_embeddings)[1]), [_VPIMG],
+         lazy_call(meth(VP.VisualPrompter, "set_image"), _vp, lambda v, x: (v.set_image(x), v.image_embeddings)[1]), [_VPIMG],
          note=f"{RI}; the image embeddings it stores"))
 add(case("visual_prompter.VisualPrompter.predict", G,
-         Call(meth(VP.VisualPrompter, "predict"), lambda x, b: (_VP.set_image(x), _VP.predict(boxes=b))[1]),
+         lazy_call(meth(VP.VisualPrompter, "predict"), _vp, lambda v, x, b: (v.set_image(x), v.predict(boxes=b))[1]),
          [_VPIMG, torch.tensor([[10.0, 8.0, 50.0, 40.0]])], note=f"{RI}; a box prompt"))
-add(case("visual_prompter.VisualPrompter.preprocess_image", G, Call(meth(VP.VisualPrompter, "preprocess_image"),
-                                                                     lambda x: _VP.preprocess_image(x)), [_VPIMG[None]]))
+add(case("visual_prompter.VisualPrompter.preprocess_image", G, lazy_call(meth(VP.VisualPrompter, "preprocess_image"), _vp,
+                                                                          lambda v, x: v.preprocess_image(x)), [_VPIMG[None]]))
 add(case("visual_prompter.VisualPrompter.preprocess_prompts", G,
-         Call(meth(VP.VisualPrompter, "preprocess_prompts"),
-              lambda x, p, l: (_VP.set_image(x), _VP.preprocess_prompts(p, l))[1]),
+         lazy_call(meth(VP.VisualPrompter, "preprocess_prompts"), _vp,
+                   lambda v, x, p, l: (v.set_image(x), v.preprocess_prompts(p, l))[1]),
          [_VPIMG, rand(1, 2, 2, seed=1336, low=10.0, high=60.0), torch.tensor([[1, 1]])]))
 
 

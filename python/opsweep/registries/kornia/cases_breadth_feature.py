@@ -68,7 +68,7 @@ from kornia.feature.sold2 import sold2_detector as SD
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, lazy_built, _key, method_function, record, record_many, replay, seeded, truncated
+from opsweep.registries.kornia._breadth import Call, lazy_built, lazy_call, _key, method_function, record, record_many, replay, seeded, truncated
 from opsweep.registries.kornia._common import Built, detector_image, rand, randint, randn
 
 RI = "random init"
@@ -361,22 +361,18 @@ part("defmo.RenderingDeFMO", G, DEFMO.RenderingDeFMO, _defmo_net, "rendering", [
      note="DeFMO's renderer on the encoder's latent")
 part("defmo.Bottleneck", G, DEFMO.Bottleneck, _defmo_net, "encoder.net.1.0.0", [randn(1, 64, 16, 16, seed=1073)],
      note="the encoder's first ResNet bottleneck")
+blk("defmo.ResNet", G, seeded(1069, DEFMO.ResNet, DEFMO.Bottleneck, [1, 1, 1, 1], num_classes=10), [rand(1, 3, 32, 32, seed=1068)],
+    note="one Bottleneck per stage, 10 classes (DeFMO's encoder uses only its stem and first stages)")
 add(case("defmo.conv1x1", G, Built(DEFMO.conv1x1, seeded(1072, DEFMO.conv1x1, 8, 16)), [rand(1, 8, 8, 8, seed=1073)], note=RI))
 add(case("defmo.conv3x3", G, Built(DEFMO.conv3x3, seeded(1074, DEFMO.conv3x3, 8, 16, 2)), [rand(1, 8, 8, 8, seed=1073)], note=RI))
-_DISK = seeded(1075, KF.DISK)
-_DKI = rand(1, 3, 64, 64, seed=1076)
-
-
-def _disk():
-    return _DISK(_DKI, n=32)
-
-
-_DISK_CALLS = record_many([(DISKN.Unet, "forward"), DISKD.heatmap_to_keypoints, (DISKS.Keypoints, "merge_with_descriptors")], _disk, missing="skip")
-
-
-step("disk.Unet", G, (DISKN.Unet, "forward"), _DISK_CALLS, note=f"{RI}; its call inside DISK")
-step("disk.heatmap_to_keypoints", G, DISKD.heatmap_to_keypoints, _DISK_CALLS)
-step("disk.Keypoints.merge_with_descriptors", G, (DISKS.Keypoints, "merge_with_descriptors"), _DISK_CALLS)
+part("disk.Unet", G, DISKN.Unet, lambda: KF.DISK().eval(), "unet", [rand(1, 3, 64, 64, seed=1076)], note="DISK's U-Net")
+_HM = rand(1, 1, 64, 64, seed=1077)
+add(case("disk.heatmap_to_keypoints", G, DISKD.heatmap_to_keypoints, [_HM], kwargs={"n": 32},
+         note="the 32 strongest local maxima of a 64x64 heatmap"))
+add(case("disk.Keypoints.merge_with_descriptors", G,
+         Call(method_function(DISKS.Keypoints, "merge_with_descriptors"),
+              lambda h, d: DISKD.heatmap_to_keypoints(h, n=32)[0].merge_with_descriptors(d)), [_HM, randn(128, 64, 64, seed=1078)],
+         note="the keypoints of a heatmap merged with a dense 128-d descriptor map"))
 add(case("DISKFeatures.to", G, Call(KF.DISKFeatures.to, lambda k, d, s: KF.DISKFeatures(k, d, s).to(torch.float64)),
          [rand(10, 2, seed=1077), randn(10, 128, seed=1078), rand(10, seed=1079)], note="a result moved to float64"))
 blk("xfeat.BasicLayer", G, seeded(1080, XF.BasicLayer, 8, 16), [rand(1, 8, 16, 16, seed=1081)])
@@ -457,34 +453,59 @@ add(case("lightglue_onnx.normalize_keypoints", G, lightglue_onnx.lightglue.norma
 G = "feature.loftr"
 _LCFG = copy.deepcopy(LFL.default_cfg)
 _LCFG["match_coarse"]["thr"] = 0.0
-_LOFTR = seeded(1110, KF.LoFTR, pretrained=None, config=_LCFG)
 _LI0 = DET
 _LI1 = torch.roll(detector_image(seed=17), shifts=(2, 3), dims=(2, 3)).contiguous()
 _LMASK = torch.ones(1, H, W, dtype=torch.bool)
 _LMASK[:, :, -16:] = False
 
 
-def _loftr():
-    return _LOFTR({"image0": _LI0, "image1": _LI1})
+def _loftr_net():
+    return KF.LoFTR(pretrained=None, config=_LCFG).eval()
 
 
-_LOFTR_CALLS = record_many([(LFB.ResNetFPN_8_2, "forward"), (LFR.BasicBlock, "forward"), (LFL.PositionEncodingSine, "forward"), (LFL.LocalFeatureTransformer, "forward"), (LFT.LoFTREncoderLayer, "forward"), (LFA.LinearAttention, "forward"), (LFL.CoarseMatching, "forward"), (LFL.FinePreprocess, "forward"), (LFL.FineMatching, "forward"), (LFL.CoarseMatching, "get_coarse_match"), (LFL.FineMatching, "get_fine_match"), (KF.LoFTR, "extract_features")], _loftr, missing="skip")
+_C80 = randn(1, 80, 256, seed=1110)
+_LNOTE = "a part of LoFTR (random init) on an input of the shape it gets from two 64x80 images"
+for _cls, _path, _ins, _call in (
+    (LFB.ResNetFPN_8_2, "backbone", [torch.cat([_LI0, _LI1])], None),
+    (LFR.BasicBlock, "backbone.layer1.0", [randn(2, 128, 32, 40, seed=1111)], None),
+    (LFL.PositionEncodingSine, "pos_encoding", [randn(2, 256, 8, 10, seed=1112)], None),
+    (LFL.LocalFeatureTransformer, "loftr_coarse", [_C80, randn(1, 80, 256, seed=1113)], None),
+    (LFT.LoFTREncoderLayer, "loftr_coarse.layers.0", [_C80, randn(1, 80, 256, seed=1113)], None),
+    (LFA.LinearAttention, "loftr_coarse.layers.0.attention", [randn(1, 80, 8, 32, seed=s) for s in (1114, 1115, 1116)], None),
+):
+    part(f"loftr.{_cls.__name__}", G, _cls, _loftr_net, _path, _ins, call=_call, note=_LNOTE)
+add(case("LoFTR.extract_features", G, lazy_call(method_function(KF.LoFTR, "extract_features"), _loftr_net,
+                                                lambda m, x: m.extract_features(x)), [torch.cat([_LI0, _LI1])], note=RI))
+
+# the matching stages on coarse and fine features of the shapes LoFTR gives them (random values): the
+# confidence threshold 0 makes every mutual nearest neighbour of the dual softmax a coarse match
+_COARSE = LFL.CoarseMatching(_LCFG["match_coarse"]).eval()
+_FINE_PRE = seeded(1117, LFL.FinePreprocess, _LCFG)
+_FINE = LFL.FineMatching().eval()
+_F0, _F1 = randn(1, 128, 32, 40, seed=1118), randn(1, 128, 32, 40, seed=1119)
+_C0, _C1 = _C80, (_C80 + 0.1 * randn(1, 80, 256, seed=1120))
 
 
-def _loftr_masked():
-    return _LOFTR({"image0": _LI0, "image1": _LI1, "mask0": _LMASK, "mask1": _LMASK})
+def _loftr_match():
+    data = {"bs": 1, "stride_c": 8, "stride_f": 2, "hw0_c": (8, 10), "hw1_c": (8, 10), "hw0_f": (32, 40), "hw1_f": (32, 40)}
+    _COARSE(_C0, _C1, data)
+    f0, f1 = _FINE_PRE(_F0, _F1, _C0, _C1, data)
+    _FINE(f0, f1, data)
 
 
-for _cls in (LFB.ResNetFPN_8_2, LFR.BasicBlock, LFL.PositionEncodingSine, LFL.LocalFeatureTransformer, LFT.LoFTREncoderLayer,
-             LFA.LinearAttention, LFL.CoarseMatching, LFL.FinePreprocess, LFL.FineMatching):
-    step(f"loftr.{_cls.__name__}", G, (_cls, "forward"), _LOFTR_CALLS, note=f"{RI}; its call inside LoFTR (coarse threshold 0)"
-         + ("; it fills the data dict in place, so the case returns the dict" if _cls in (LFL.CoarseMatching, LFL.FineMatching) else ""),
-         returns="arguments" if _cls in (LFL.CoarseMatching, LFL.FineMatching) else "result")
-step("loftr.CoarseMatching.get_coarse_match", G, (LFL.CoarseMatching, "get_coarse_match"), _LOFTR_CALLS, note=RI)
+_LOFTR_CALLS = record_many([(LFL.CoarseMatching, "forward"), (LFL.FinePreprocess, "forward"), (LFL.FineMatching, "forward"),
+                            (LFL.CoarseMatching, "get_coarse_match"), (LFL.FineMatching, "get_fine_match")], _loftr_match)
+for _cls in (LFL.CoarseMatching, LFL.FinePreprocess, LFL.FineMatching):
+    _inplace = _cls in (LFL.CoarseMatching, LFL.FineMatching)
+    step(f"loftr.{_cls.__name__}", G, (_cls, "forward"), _LOFTR_CALLS,
+         note="LoFTR's matching stage (coarse threshold 0) on features of the shapes of two 64x80 images"
+         + ("; it fills the data dict in place, so the case returns the dict" if _inplace else ""),
+         returns="arguments" if _inplace else "result")
+step("loftr.CoarseMatching.get_coarse_match", G, (LFL.CoarseMatching, "get_coarse_match"), _LOFTR_CALLS,
+     note="its call in the coarse matching stage")
 step("loftr.FineMatching.get_fine_match", G, (LFL.FineMatching, "get_fine_match"), _LOFTR_CALLS, returns="arguments",
-     note=f"{RI}; it fills the data dict in place, so the case returns the dict")
+     note="its call in the fine matching stage; it fills the data dict in place, so the case returns the dict")
 add(case("loftr.elu_feature_map", G, LFA.elu_feature_map, [randn(1, 20, 2, 16, seed=1109)]))
-step("LoFTR.extract_features", G, (KF.LoFTR, "extract_features"), _LOFTR_CALLS)
 _CM = rand(1, 8, 10, 8, 10, seed=1108)
 _PM = torch.ones(1, 8, 10, dtype=torch.bool)
 _PM[:, :, -2:] = False
@@ -552,57 +573,51 @@ for _fn, _fine in ((LFS.compute_supervision_coarse, False), (LFS.spvs_coarse, Fa
 G = "feature.sold2"
 _SCFG = DetectorCfg(backbone_cfg=BackboneCfg(num_stacks=1), max_num_junctions=20,
                     line_detector_cfg=LineDetectorCfg(use_junction_refinement=False))
-_SOLD2 = seeded(1130, KF.SOLD2, pretrained=False, config=_SCFG)
+
+
+def _sold2_net():
+    return KF.SOLD2(pretrained=False, config=_SCFG).eval()
+
+
 _SI = DET[..., :64].contiguous()
-
-
-def _sold2():
-    return _SOLD2(_SI)
-
-
-_SOLD2_CALLS = record_many([(SB.SOLD2Net, "forward"), (SB.HourglassBackbone, "forward"), (SB.HourglassNet, "forward"), (SB.Hourglass, "forward"), (SB.Bottleneck2D, "forward"), (SB.MultitaskHead, "forward"), (SB.PixelShuffleDecoder, "forward"), (SB.SuperpointDecoder, "forward"), (SB.SuperpointDescriptor, "forward"), (SD.LineSegmentDetectionModule, "detect"), (SD.LineSegmentDetectionModule, "candidate_suppression"), (SD.LineSegmentDetectionModule, "detect_bilinear"), (SD.LineSegmentDetectionModule, "detect_local_max"), (SD.LineSegmentDetectionModule, "refine_heatmap"), (SD.LineSegmentDetectionModule, "segments_to_line_map"), SD.prob_to_junctions, SD.line_map_to_segments], _sold2, missing="skip")
-
-
-for _cls in (SB.SOLD2Net, SB.HourglassBackbone, SB.HourglassNet, SB.Hourglass, SB.Bottleneck2D, SB.MultitaskHead,
-             SB.PixelShuffleDecoder, SB.SuperpointDecoder, SB.SuperpointDescriptor, SD.LineSegmentDetectionModule):
-    _is_lsd = _cls is SD.LineSegmentDetectionModule
-    step(f"sold2.{_cls.__name__}" + (".detect" if _is_lsd else ""), G, (_cls, "detect" if _is_lsd else "forward"), _SOLD2_CALLS,
-         surveyed=[_cls, method_function(_cls, "detect")] if _is_lsd else None,
-         note=f"{RI}; its call inside SOLD2 (one hourglass stack, 20 junctions)")
-for _m in ("candidate_suppression", "detect_bilinear", "detect_local_max", "refine_heatmap", "segments_to_line_map"):
-    try:
-        step(f"sold2.LineSegmentDetectionModule.{_m}", G, (SD.LineSegmentDetectionModule, _m), _SOLD2_CALLS, note=f"{RI}; its call inside SOLD2")
-    except LookupError:
-        pass
-for _fn in (SD.prob_to_junctions, SD.line_map_to_segments):
-    step(f"sold2.{_fn.__name__}", G, _fn, _SOLD2_CALLS)
-add(case("sold2.hg", G, Built(SB.hg, seeded(1131, SB.hg, SB.HourglassConfig(depth=2, num_stacks=1, num_blocks=1, num_classes=5,
-                                                                             input_channels=1, head=SB.MultitaskHead))),
+_F256 = randn(1, 256, 16, 16, seed=1130)
+for _cls, _path, _ins in (
+    (SB.SOLD2Net, "model", [_SI]), (SB.HourglassBackbone, "model.backbone_net", [_SI]), (SB.HourglassNet, "model.backbone_net.net", [_SI]),
+    (SB.Hourglass, "model.backbone_net.net.hg.0", [_F256]), (SB.Bottleneck2D, "model.backbone_net.net.layer1.0", [randn(1, 64, 32, 32, seed=1131)]),
+    (SB.MultitaskHead, "model.backbone_net.net.score.0", [_F256]), (SB.PixelShuffleDecoder, "model.heatmap_decoder", [_F256]),
+    (SB.SuperpointDecoder, "model.junction_decoder", [_F256]), (SB.SuperpointDescriptor, "model.descriptor_decoder", [_F256]),
+):
+    part(f"sold2.{_cls.__name__}", G, _cls, _sold2_net, _path, _ins,
+         note="a part of SOLD2 (one hourglass stack) on an input of the shape it gets from a 64x64 image")
+add(case("sold2.hg", G, lazy_built(SB.hg, SB.hg, SB.HourglassConfig(depth=2, num_stacks=1, num_blocks=1, num_classes=5, input_channels=1,
+                                                                    head=SB.MultitaskHead)),
          [_SI], note=f"{RI}; depth 2, one stack"))
-_LSD = SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True, use_heatmap_refinement=True,
-                                                     heatmap_refine_cfg=None) if False else LineDetectorCfg())
-with torch.no_grad():
-    _SOUT = _SOLD2(_SI)
-_HEAT = _SOUT["line_heatmap"][0]
-_JUNC = _SOUT["junction_heatmap"] if "junction_heatmap" in _SOUT else None
-add(case("sold2.LineSegmentDetectionModule.refine_heatmap_local", G, _LSD, [_HEAT], method="refine_heatmap_local",
-         note="the line heatmap of the SOLD2 run"))
+
+
+def _line_heatmap(junctions, segments, size=64):
+    """A heatmap with the given segments (pairs of junction indices) drawn at 1, plus a little noise."""
+    heat = 0.05 * rand(size, size, seed=1132)
+    for i, j in segments:
+        for t in torch.linspace(0, 1, 4 * size):
+            y, x = (junctions[i] + t * (junctions[j] - junctions[i])).round().long().tolist()
+            heat[y, x] = 1.0
+    return heat
+
+
 _J = torch.tensor([[10.0, 10.0], [10.0, 54.0], [40.0, 10.0], [50.0, 54.0], [20.0, 30.0]])
+_JH = _line_heatmap(_J, [(0, 1), (2, 3), (0, 2)])
+_LSD = SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=False))
+_LSD_STEPS = ["detect", "candidate_suppression", "detect_local_max", "refine_heatmap"]
+_LSD_CALLS = record_many([(SD.LineSegmentDetectionModule, m) for m in _LSD_STEPS], lambda: _LSD.detect(_J, _JH), missing="skip")
+for _m in _LSD_STEPS:
+    step(f"sold2.LineSegmentDetectionModule.{_m}", G, (SD.LineSegmentDetectionModule, _m), _LSD_CALLS,
+         surveyed=[SD.LineSegmentDetectionModule, method_function(SD.LineSegmentDetectionModule, "detect")] if _m == "detect" else None,
+         note="its call in LineSegmentDetectionModule.detect on five junctions and a heatmap with three segments drawn")
+add(case("sold2.LineSegmentDetectionModule.refine_heatmap_local", G, _LSD, [_JH], method="refine_heatmap_local",
+         note="the heatmap with three segments"))
 _LM = torch.zeros(5, 5)
 _LM[0, 1] = _LM[1, 0] = _LM[2, 3] = _LM[3, 2] = 1.0
 _LSDJ = SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True))
-_JH = rand(64, 64, seed=1132)
-
-
-def _refine():
-    return _LSDJ.detect(_J, _JH)
-
-
-_REFINE_CALLS = record_many([(SD.LineSegmentDetectionModule, "refine_junction_perturb")], _refine, missing="skip")
-
-
-step("sold2.LineSegmentDetectionModule.refine_junction_perturb", G, (SD.LineSegmentDetectionModule, "refine_junction_perturb"),
-     _REFINE_CALLS, note="its call in LineSegmentDetectionModule.detect with junction refinement, five junctions")
 _CH = rand(4, 16, seed=1138, high=62.0)
 _CW = rand(4, 16, seed=1139, high=62.0)
 add(case("sold2.LineSegmentDetectionModule.detect_bilinear", G, _LSDJ, [_JH, _CH, _CW], method="detect_bilinear",
@@ -610,27 +625,30 @@ add(case("sold2.LineSegmentDetectionModule.detect_bilinear", G, _LSDJ, [_JH, _CH
 add(case("sold2.LineSegmentDetectionModule.segments_to_line_map", G, _LSDJ, [_J, torch.stack([_J[[0, 1]], _J[[2, 3]]])],
          method="segments_to_line_map", fresh_inputs="segments are pairs of the given junctions (exact equality)",
          note="two segments between five junctions"))
-add(case("sold2.LineSegmentDetectionModule.refine_junction_perturb[direct]", G,
+add(case("sold2.LineSegmentDetectionModule.refine_junction_perturb", G,
          Call(method_function(SD.LineSegmentDetectionModule, "refine_junction_perturb"),
               lambda j, lm, h: SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True)).refine_junction_perturb(
-                  j, lm, h, 64, 64, j.device)), [_J, _LM, rand(64, 64, seed=1132)],
-         fresh_inputs="junction coordinates and a line map with structure", note="five junctions, two segments"))
-_WLM = S2.WunschLineMatcher()
+                  j, lm, h, 64, 64, j.device)), [_J, _LM, _JH],
+         fresh_inputs="junction coordinates and a line map with structure", note="five junctions, two segments, their heatmap"))
+add(case("sold2.prob_to_junctions", G, SD.prob_to_junctions, [_JH], kwargs={"dist": 8, "prob_thresh": 0.5, "top_k": 20}))
+add(case("sold2.line_map_to_segments", G, SD.line_map_to_segments, [_J, _LM.int()], fresh_inputs="a line map (0 / 1 adjacency)"))
 _SEG = torch.tensor([[[10.0, 10.0], [10.0, 54.0]], [[40.0, 10.0], [50.0, 54.0]], [[20.0, 20.0], [50.0, 20.0]]])
-_DESC = _SOUT["dense_desc"]
+_DESC = randn(1, 128, 16, 16, seed=1133)
+_WLM = S2.WunschLineMatcher()
 
 
 def _wunsch():
-    return _SOLD2.match(_SEG, _SEG + 1.0, _DESC, _DESC + 0.01 * randn(*_DESC.shape, seed=1133))
+    return _WLM(_SEG, _SEG + 1.0, _DESC, _DESC + 0.01 * randn(*_DESC.shape, seed=1134))
 
 
-_WUNSCH_CALLS = record_many([(S2.WunschLineMatcher, "forward"), (S2.WunschLineMatcher, "sample_line_points"), (S2.WunschLineMatcher, "filter_and_match_lines"), (S2.WunschLineMatcher, "needleman_wunsch"), S2.keypoints_to_grid], _wunsch, missing="skip")
-
-
-step("sold2.WunschLineMatcher", G, (S2.WunschLineMatcher, "forward"), _WUNSCH_CALLS, note="its call in SOLD2.match")
+_WUNSCH_CALLS = record_many([(S2.WunschLineMatcher, "forward"), (S2.WunschLineMatcher, "sample_line_points"),
+                             (S2.WunschLineMatcher, "filter_and_match_lines"), (S2.WunschLineMatcher, "needleman_wunsch"),
+                             S2.keypoints_to_grid], _wunsch, missing="skip")
+_WNOTE = "its call in WunschLineMatcher on three segments and 128-d dense descriptors of a 64x64 image"
+step("sold2.WunschLineMatcher", G, (S2.WunschLineMatcher, "forward"), _WUNSCH_CALLS, note=_WNOTE)
 for _m in ("sample_line_points", "filter_and_match_lines", "needleman_wunsch"):
-    step(f"sold2.WunschLineMatcher.{_m}", G, (S2.WunschLineMatcher, _m), _WUNSCH_CALLS, note="its call in SOLD2.match")
-step("sold2.keypoints_to_grid", G, S2.keypoints_to_grid, _WUNSCH_CALLS)
+    step(f"sold2.WunschLineMatcher.{_m}", G, (S2.WunschLineMatcher, _m), _WUNSCH_CALLS, note=_WNOTE)
+step("sold2.keypoints_to_grid", G, S2.keypoints_to_grid, _WUNSCH_CALLS, note=_WNOTE)
 add(case("sold2.batched_linspace", G, S2.batched_linspace, [rand(6, 2, seed=1140), rand(6, 2, seed=1141)],
          kwargs={"step": 5, "dim": -1}))
 add(case("SOLD2.adapt_state_dict", G,
@@ -733,6 +751,8 @@ G = "feature.laf"
 _LAFN = KF.normalize_laf(_lafs(8, seed=1152), DET)
 add(case("laf.generate_patch_grid_from_normalized_LAF", G, KLAF.generate_patch_grid_from_normalized_LAF, [DET, _LAFN],
          kwargs={"PS": 16}))
+add(case("laf.KORNIA_CHECK_LAF", G, Call(KF.KORNIA_CHECK_LAF, lambda laf: (KF.KORNIA_CHECK_LAF(laf), laf)[1]), [_lafs(4, seed=1154)],
+         note="a validator (bool or raise): the case returns its input after the check"))
 add(case("laf.get_laf_pts_to_draw", G, Call(KLAF.get_laf_pts_to_draw, lambda laf: torch.tensor(KLAF.get_laf_pts_to_draw(laf))),
          [_lafs(4, seed=1153)], note="the plotting outline of 4 LAFs as Python lists (tensor-made for the case: it reads values into Python)"))
 G = "feature.matching"
@@ -754,10 +774,10 @@ add(case("matching.DescriptorMatcherWithSteerer.matching_function", G, _DMS, [_D
 G = "feature.detectors"
 _KN = seeded(1170, KF.KeyNetDetector, pretrained=False, num_features=32)
 add(case("MultiResolutionDetector.detect", G, _KN, [DET], method="detect", note=f"{RI}; KeyNetDetector, 32 features"))
-step("MultiResolutionDetector.detect_features_on_single_level", G,
-     (KF.MultiResolutionDetector, "detect_features_on_single_level"),
-     record_many([(KF.MultiResolutionDetector, "detect_features_on_single_level")], lambda: _KN(DET)),
-     note=f"{RI}; its call inside KeyNetDetector")
+add(case("MultiResolutionDetector.detect_features_on_single_level", G,
+         Call(method_function(KF.MultiResolutionDetector, "detect_features_on_single_level"),
+              lambda m, x: m.detect_features_on_single_level(x, 16, (1.0, 1.0)), _KN), [DET],
+         note=f"{RI}; KeyNetDetector, 16 features on the full-resolution level"))
 add(case("MultiResolutionDetector.remove_borders", G, _KN, [rand(1, 1, 32, 40, seed=1171)], method="remove_borders",
          kwargs={"borders": 5}))
 _SSD = KF.ScaleSpaceDetector(32)
@@ -770,7 +790,8 @@ add(case("LocalFeatureMatcher.no_match_output", G,
          Call(KF.LocalFeatureMatcher.no_match_output, lambda x: {k: v + x for k, v in _LFM.no_match_output(x.device, x.dtype).items()}),
          [torch.zeros(1)]))
 
-NOT_SURVEYED = {
+
+_NOT_PROBED = {
     "kornia.feature.ALIKED.from_pretrained": "downloads ALIKED weights",
     "kornia.feature.DISK.from_pretrained": "downloads DISK weights",
     "kornia.feature.DeDoDe.from_pretrained": "downloads the DeDoDe detector and descriptor weights (and DINOv2 for 'G')",
@@ -781,3 +802,27 @@ NOT_SURVEYED = {
     "kornia.feature.dedode.encoder.VGG_DINOv2": "its constructor downloads the DINOv2 ViT-L/14 weights",
     "kornia.feature.LoFTR.load_state_dict": "copies a checkpoint into the module's parameters: no tensor computation to capture",
 }
+
+
+def _skipped(dotted: str, reason: str) -> None:
+    """A callable that cannot be probed offline: a skipped case names it and says why (the page lists it)."""
+    import importlib
+
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError:
+            continue
+    for part in parts[i:]:
+        obj = getattr(obj, part)
+    obj = getattr(obj, "__func__", obj)
+    add(case(".".join(parts[-3:]), "feature", obj, [],
+             skip=reason))
+
+
+for _name, _reason in _NOT_PROBED.items():
+    _skipped(_name, _reason)
+
+NOT_SURVEYED: dict = {}

@@ -111,6 +111,14 @@ _VID = torch.stack([_verts(2, 5, 1214), _verts(2, 5, 1215), _verts(2, 5, 1216)],
 add(case("VideoBoxes.__getitem__", G, Call(meth(VideoBoxes, "__getitem__"), lambda x: VideoBoxes.from_tensor(x)[1].to_tensor("xyxy")), [_VID]))
 add(case("VideoBoxes.clone", G, Call(meth(VideoBoxes, "clone"), lambda x: VideoBoxes.from_tensor(x).clone().to_tensor("xyxy")), [_VID]))
 
+from kornia.geometry import bbox as KBB
+
+add(case("bbox.validate_bbox", G, Call(KBB.validate_bbox, lambda v: v * float(KBB.validate_bbox(v))), [_verts(1, 5)[0].contiguous()],
+         note="a validator that reads the vertices' values (a Python bool): the case scales its input by it"))
+add(case("bbox.validate_bbox3d", G, Call(KBB.validate_bbox3d, lambda v: v * float(KBB.validate_bbox3d(v))),
+         [Boxes3D.from_tensor(_XYZ).to_tensor("vertices")[0].contiguous()],
+         note="a validator that reads the vertices' values (a Python bool): the case scales its input by it"))
+
 # ------------------------------------------------------------------------------------------------- keypoints
 
 G = "geometry.keypoints"
@@ -119,9 +127,6 @@ _KP3 = (rand(2, 6, 3, seed=1221) * torch.tensor([15.0, 15.0, 7.0])).contiguous()
 add(case("Keypoints.__getitem__", G, Call(meth(Keypoints, "__getitem__"), lambda k: Keypoints(k)[1].data), [_KP]))
 add(case("Keypoints.type", G, Call(meth(Keypoints, "type"), lambda k: Keypoints(k).type(torch.float64).data), [_KP]))
 add(case("Keypoints3D.__getitem__", G, Call(meth(Keypoints3D, "__getitem__"), lambda k: Keypoints3D(k)[0].data), [_KP3]))
-add(case("Keypoints3D.transform_keypoints_", G, Call(meth(Keypoints3D, "transform_keypoints_"),
-                                                     lambda k, m: Keypoints3D(k).transform_keypoints_(m).data), [_KP3, _M4],
-         note="finding: raises NotImplementedError in kornia 0.9.0 (Keypoints3D.transform_keypoints is a stub): expected n/a at eager"))
 _VKP = torch.stack([_KP, _KP + 1.0, _KP + 2.0], 1).contiguous()  # (B, T, N, 2)
 add(case("VideoKeypoints", G, Call(VideoKeypoints, lambda k: VideoKeypoints(k).data), [_VKP.flatten(0, 1)],
          note="a (B*T, N, 2) batch of frames"))
@@ -242,7 +247,7 @@ def _hpairs(n=40, seed=1250):
 
 
 _P1, _P2 = _hpairs()
-_RANSAC = RANSAC("homography", max_iter=3, seed=0, local_optimization="dlt")
+_RANSAC = RANSAC("homography", max_iter=1, seed=0, local_optimization="dlt")
 _RANSAC_CALLS = record_many([(RANSAC, m) for m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models",
                                                    "remove_bad_samples", "sample", "validate_inputs", "verify")],
                             lambda: _RANSAC(_P1, _P2), missing="skip")
@@ -255,7 +260,7 @@ for _m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models",
     else:
         _module, _inputs = replay(_fn, _fn, _args, _kw)
     add(case(f"RANSAC.{_m}", G, _module, _inputs, check=_m != "sample",
-             note="its arguments in RANSAC('homography', max_iter=3, seed=0, local_optimization='dlt') on 40 correspondences, 6 of them outliers"
+             note="its arguments in RANSAC('homography', max_iter=1, seed=0, local_optimization='dlt') on 40 correspondences, 6 of them outliers"
              + ("; it draws the minimal sets at random" if _m == "sample" else "")
              + ("; it returns None (or raises), so the case returns the inputs it accepted" if _m == "validate_inputs" else "")))
 
