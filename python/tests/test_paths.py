@@ -23,6 +23,10 @@ def test_paths_are_discovered_with_their_descriptions():
     # what only the onnx path uses (the runtimes package) is its own, not common
     from opsweep.paths import common_harness_files
     assert not [rel for rel, _ in common_harness_files() if rel.startswith("runtimes/")]
+    # tools that never run a probe are no path's harness: editing them re-probes nothing
+    common = {rel for rel, _ in common_harness_files()}
+    assert "job.py" in common and "worker.py" in common
+    assert not common & {"coverage.py", "repro.py"}
 
 
 def test_the_engines_path_fixture_matches_the_harness():
