@@ -271,3 +271,22 @@ def test_the_sphinx_pages_render_without_the_page_controls_elsewhere(site):
     api = pathlib.Path(site["alabaster"][len("file://"):]).parent / "color.html"
     text = api.read_text(encoding="utf-8")
     assert "opsweep" not in text
+
+
+# ---- the published page ------------------------------------------------------------------------
+
+def test_the_committed_kornia_page_builds_and_filters_its_2000_rows_under_sphinx(reader, tmp_path):
+    # snapshots/kornia/page.rst is what kornia's docs include: Sphinx builds it without a warning,
+    # and its search works on every row.
+    committed = TESTS.parent / "snapshots" / "kornia"
+    kornia = json.loads((committed / "snapshot.json").read_text(encoding="utf-8"))
+    source = sphinx_project.project_with_page(tmp_path, committed / "page.rst")
+    out = sphinx_project.build(source, tmp_path / "html", theme="furo")
+    load(reader, (out / f"{sphinx_project.PAGE_DOC}.html").as_uri())
+    assert len(visible_rows(reader)) == len(kornia["records"]) > 2000
+    for query in ("warp_perspective", "svd"):
+        type_search(reader, query)
+        assert visible_rows(reader) == expected(kornia, query) != [], query
+        assert reader.execute_script("return window.opsweepFilterMs") < 200
+    Select(reader.find_element(By.ID, "f")).select_by_value("failure")
+    assert visible_rows(reader) == expected(kornia, "svd", "failure") != []
