@@ -266,6 +266,19 @@ def test_the_page_css_does_not_restyle_the_theme(reader, site, theme, scheme):
     assert count > 100 and diffs == [], diffs  # headings, body text, sidebar, the other tables: all the theme's
 
 
+def test_other_builders_keep_the_tables_and_drop_the_raw_html(binary, tmp_path, snapshot):
+    rst = tmp_path / "page.rst"
+    subprocess.run([str(binary), "render", str(FIXTURE), "--rst", str(rst)], check=True, timeout=60)
+    source = sphinx_project.project_with_page(tmp_path / "text", rst)
+    out = sphinx_project.build(source, tmp_path / "text" / "out", builder="text")
+    text = (out / f"{sphinx_project.PAGE_DOC}.txt").read_text(encoding="utf-8")
+    for ours in ("opsweep-row", "data-s=", "opsweep page styles", "opsweep-config", "class=\"pill", "opsweep-box"):
+        assert ours not in text, ours  # (the snapshot's own text may hold markup: the fixture's XSS probes)
+    assert "\u2717 no" in text and "\u2713 yes, 1" in text  # the status cells' words, without their pills
+    for record in snapshot["records"][:5]:
+        assert record["operator"] in text
+
+
 def test_the_sphinx_pages_render_without_the_page_controls_elsewhere(site):
     # The other documents of the project (the API pages) carry none of the page's parts.
     api = pathlib.Path(site["alabaster"][len("file://"):]).parent / "color.html"
