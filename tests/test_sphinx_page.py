@@ -28,6 +28,7 @@ import sphinx_project  # noqa: E402
 from test_render_page import FIXTURE, count_text, expected, load, type_search, visible_rows  # noqa: E402
 
 THEMES = ["alabaster", "furo"]
+ARTIFACTS = TESTS / "artifacts"
 FAILURE = {"mismatch", "fail", "crash", "timeout"}
 
 
@@ -180,6 +181,17 @@ def colours(browser):
               box: ratio(rgb(getComputedStyle(box).color), ground(box))};""")
 
 
+def screenshot(browser, name):
+    """The page filtered to a few rows, scrolled to the first, in tests/artifacts/ for a person to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    type_search(browser, "find_fundamental")
+    browser.execute_script(
+        "document.documentElement.style.scrollBehavior = 'auto';"
+        "const row = Array.from(document.querySelectorAll('tr[data-s]')).find(tr => tr.checkVisibility());"
+        "window.scrollTo(0, row.getBoundingClientRect().top + scrollY - 240);")
+    browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
 def assert_readable(found, dark):
     assert len(found["pills"]) >= 5, found  # the fixture has ok, ok-breaks, fail, mismatch, n/a, ...
     for token, (fg, bg, contrast, bg_lum) in found["pills"].items():
@@ -195,6 +207,7 @@ def test_furo_dark_by_the_readers_preference_is_readable(reader, site):
     found = colours(reader)
     assert found["body"] < 0.1, "Furo shows its dark scheme"
     assert_readable(found, dark=True)
+    screenshot(reader, "sphinx-furo-dark")
 
 
 def test_furo_dark_by_its_own_switch_is_readable(reader, site):
@@ -217,6 +230,7 @@ def test_a_light_theme_gets_light_pills_whatever_the_reader_prefers(reader, site
     found = colours(reader)
     assert found["body"] > 0.9
     assert_readable(found, dark=False)
+    screenshot(reader, f"sphinx-{theme}-{scheme}")
 
 
 # ---- the theme is left alone -------------------------------------------------------------------
