@@ -4,7 +4,7 @@
 
 #include "render/css_scope.h"
 #include "render/escape.h"
-#include "util/embedded.h"
+#include "render/page_controls.h"
 
 namespace opsweep::render {
 namespace {
@@ -22,11 +22,13 @@ bool IsDottedName(std::string_view name) {
 // A list-table, written cell by cell: each cell is one line of inline text or a nested list.
 class ListTable {
  public:
-  ListTable(std::string* out, std::string_view caption, int header_rows, std::string_view widths)
+  ListTable(std::string* out, std::string_view caption, int header_rows, std::string_view widths,
+            std::string_view css_class = "")
       : out_(out) {
     *out_ += caption.empty() ? ".. list-table::\n" : fmt::format(".. list-table:: {}\n", caption);
     if (header_rows > 0) *out_ += fmt::format("   :header-rows: {}\n", header_rows);
     if (!widths.empty()) *out_ += fmt::format("   :widths: {}\n", widths);
+    if (!css_class.empty()) *out_ += fmt::format("   :class: {}\n", css_class);
     *out_ += "\n";
   }
   ~ListTable() { *out_ += "\n"; }
@@ -61,34 +63,52 @@ void Title(std::string* out, std::string_view text, char underline) {
 std::string Label(std::string_view anchor) { return "opsweep-" + std::string(anchor); }
 
 // HTML inline in a table cell, through the page's raw role (dropped by builders other than HTML).
-// Raw role text cannot hold a backquote, and a backslash would be read as an escape.
+// Raw role text cannot hold a backquote, a backslash would be read as an escape, and a line break
+// would end the table's line: all are written as character references.
 std::string RawHtml(std::string_view html) {
   std::string safe;
   for (char c : html) {
     if (c == '`') safe += "&#96;";
     else if (c == '\\') safe += "&#92;";
+    else if (c == '\n') safe += "&#10;";
+    else if (c == '\r') safe += "&#13;";
+    else if (c == '\t') safe += "&#9;";
     else safe += c;
   }
   return ":opsweep-html:`" + safe + "`";
 }
 
-// The row's data for the page's script (statuses, graph breaks, search text, permalink), as an
-// empty span in its first cell: a reStructuredText table row cannot carry attributes itself.
-std::string RowMarker(const RowView& row) {
-  std::string statuses;
-  for (const CellView& cell : row.cells) {
-    if (!statuses.empty()) statuses += ' ';
-    statuses += cell.token;
+// A block of HTML through the raw directive, every line indented as its content.
+std::string RawBlock(std::string_view html) {
+  std::string out = ".. raw:: html\n\n";
+  size_t start = 0;
+  while (start < html.size()) {
+    size_t nl = html.find('\n', start);
+    if (nl == std::string_view::npos) nl = html.size();
+    std::string_view line = html.substr(start, nl - start);
+    if (!line.empty()) out += "   " + std::string(line);
+    out += "\n";
+    start = nl + 1;
   }
-  return RawHtml(fmt::format("<span class=\"opsweep-row\" id=\"{}\" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\" "
-                             "data-q=\"{}\"></span>",
-                             HtmlEscape(row.anchor), HtmlEscape(row.name), HtmlEscape(statuses), row.graph_breaks,
-                             HtmlEscape(row.search_text))) +
+  return out + "\n";
+}
+
+// The empty marker by which the page's script knows a package (its section: shown while one of
+// its rows is) or a box (a section holding one table: counted and folded away at 0 rows).
+std::string SectionMarker(std::string_view kind) {
+  return RawBlock(fmt::format("<span class=\"opsweep-{}\" hidden></span>", kind));
+}
+
+// The row's permalink, carrying the row's data for the page's script (a reStructuredText table
+// row cannot carry attributes itself; the script moves them onto the row).
+std::string RowMarker(const ViewModel& vm, const RowView& row) {
+  return RawHtml(fmt::format("<a class=\"perma opsweep-row\" id=\"{0}\" href=\"#{0}\" aria-label=\"Link to {1}\"{2}>#</a>",
+                             HtmlEscape(row.anchor), HtmlEscape(row.name), RowDataAttributes(vm, row))) +
          "\\ ";
 }
 
-std::string OperatorCell(const RowView& row) {
-  std::string cell = RowMarker(row);
+std::string OperatorCell(const ViewModel& vm, const RowView& row) {
+  std::string cell = RowMarker(vm, row);
   if (!row.api.empty() && IsDottedName(row.api) && IsDottedName(row.operator_name)) {
     cell += fmt::format(":py:obj:`{} <{}>`", row.operator_name, row.api);
   } else {
@@ -142,42 +162,15 @@ std::string CellText(const CellView& cell) {
   return marks.empty() ? text : text + " (" + marks + ")";
 }
 
-// A path cell of a history page: the status now, then the strip and the mark when the history is
-// not one status in every release.
-std::string HistoryCellText(const CellView& cell, const PathHistory* h) {
-  std::string text = CellText(cell);
+// A status cell of an operator table: its text through the status's role, which the HTML builders
+// write as the page's status pill (a span of classes "pill st-<token>") and others as plain text;
+// the history, when there is one, after it.
+std::string StatusCell(const CellView& cell, const PathHistory* h) {
+  std::string text = fmt::format(":opsweep-{}:`{}`", cell.token, CellText(cell));
   if (h == nullptr || h->uniform) return text;
   text += " \u00b7 " + RstEscape(h->symbols);
   if (!h->mark_text.empty()) text += " *" + RstEscape(h->mark_text) + "*";
   return text;
-}
-
-// A status cell of an operator table: its text, in the page's status pill when the builder is HTML.
-std::string StatusCell(const CellView& cell, const PathHistory* history) {
-  return RawHtml(fmt::format("<span class=\"c st-{}\"><span>", cell.token)) + "\\ " +
-         HistoryCellText(cell, history) + "\\ " + RawHtml("</span></span>");
-}
-
-const std::string_view* Asset(std::string_view name) {
-  for (const EmbeddedFile& file : embedded_assets::files()) {
-    if (file.name == name) return &file.data;
-  }
-  return nullptr;
-}
-
-// Every line of `html` indented as the content of a raw directive.
-std::string Indented(std::string_view html) {
-  std::string out;
-  size_t start = 0;
-  while (start < html.size()) {
-    size_t nl = html.find('\n', start);
-    if (nl == std::string_view::npos) nl = html.size();
-    std::string_view line = html.substr(start, nl - start);
-    if (!line.empty()) out += "   " + std::string(line);
-    out += "\n";
-    start = nl + 1;
-  }
-  return out;
 }
 
 class RstPage {
@@ -189,7 +182,12 @@ class RstPage {
         ".. This file is generated by `opsweep render` from the snapshot of {}.\n"
         "   Do not edit it: refresh the snapshot (opsweep run, opsweep merge) and render again.\n\n",
         OneLine(vm_.generated));
+    // Raw HTML for the rows' data (their permalinks), and one role per status for the pills.
     out_ += ".. role:: opsweep-html(raw)\n   :format: html\n\n";
+    for (Status status : kAllStatuses) {
+      const std::string_view token = StatusToken(status);
+      out_ += fmt::format(".. role:: opsweep-{0}\n   :class: pill st-{0}\n\n", token);
+    }
     out_ += ".. _opsweep-export-support:\n\n";
     Title(&out_, RstEscape(vm_.title), '=');
     out_ += RstEscape(vm_.lede) + "\n\n";
@@ -209,47 +207,23 @@ class RstPage {
   }
 
  private:
-  // The search box, the filter and the match count of the HTML page, with the page's styles (scoped
-  // to its own parts, see css_scope.h); the script that drives them comes last (Script).
+  // The search bar of the HTML page (search box, filter, count), with the page's styles scoped to
+  // its own parts (css_scope.h) and those of an embedded page; the script comes last (Script).
   void Controls() {
-    const std::string_view* css = Asset("page.css");
-    std::string html = "<style>\n" + (css ? ScopeCssForEmbedding(*css) : std::string()) + "</style>\n";
-    html += "<div class=\"opsweep-page no-js\">\n<div class=\"bar opsweep-bar\"><div class=\"bar-in\">\n";
-    html += "<div class=\"controls\" role=\"search\">\n";
-    html +=
-        "<label class=\"vh\" for=\"q\">Search operators, variants and reasons</label>\n"
-        "<input id=\"q\" type=\"search\" placeholder=\"Search operators and reasons  ( / )\" autocomplete=\"off\" "
-        "spellcheck=\"false\">\n<label class=\"vh\" for=\"f\">Show</label>\n<select id=\"f\">\n";
-    std::string group;
-    for (const FilterOption& option : vm_.filters) {
-      if (option.group != group) {
-        if (!group.empty()) html += "</optgroup>\n";
-        group = option.group;
-        if (!group.empty()) html += "<optgroup label=\"" + HtmlEscape(group) + "\">\n";
-      }
-      html += fmt::format("<option value=\"{}\">{} ({})</option>\n", HtmlEscape(option.value), HtmlEscape(option.label),
-                          FormatCount(option.count));
-    }
-    if (!group.empty()) html += "</optgroup>\n";
-    html += "</select>\n</div>\n";
-    html += fmt::format("<output id=\"count\" aria-live=\"polite\">{} configurations</output>\n",
-                        FormatCount(vm_.configurations));
+    const std::string_view* css = PageAsset("page.css");
+    const std::string_view* embedded = PageAsset("embedded.css");
+    std::string html = "<style>\n" + (css ? ScopeCssForEmbedding(*css) : std::string()) +
+                       (embedded ? std::string(*embedded) : std::string()) + "</style>\n";
+    html += "<div class=\"opsweep-page no-js\">\n<div class=\"bar\"><div class=\"bar-in\">\n";
+    html += ControlsHtml(vm_);
     html += "</div></div>\n<p id=\"no-match\" class=\"empty\" hidden>No configuration matches the search and the "
             "filter.</p>\n</div>\n";
-    out_ += ".. raw:: html\n\n" + Indented(html) + "\n";
+    out_ += RawBlock(html);
   }
 
   void Script() {
-    const std::string_view* js = Asset("page.js");
-    std::string html = "<script type=\"application/json\" id=\"opsweep-config\">{\"paths\":[";
-    for (std::size_t p = 0; p < vm_.paths.size(); ++p) {
-      if (p > 0) html += ',';
-      html += ScriptJsonString(vm_.paths[p].id);
-    }
-    html += fmt::format("],\"total\":{}}}</script>\n<script>\n", vm_.configurations);
-    html += js ? std::string(*js) : std::string();
-    html += "</script>\n";
-    out_ += ".. raw:: html\n\n" + Indented(html) + "\n";
+    const std::string_view* js = PageAsset("page.js");
+    out_ += RawBlock(ConfigScriptHtml(vm_) + "<script>\n" + (js ? std::string(*js) : std::string()) + "</script>\n");
   }
 
   void Cards() {
@@ -444,14 +418,14 @@ class RstPage {
     std::string widths = "25";
     for (std::size_t p = 0; p < columns; ++p) widths += " 12";
     widths += fmt::format(" {}", std::max<int>(20, 75 - 12 * static_cast<int>(columns)));
-    ListTable table(&out_, "", 1, widths);
+    ListTable table(&out_, "", 1, widths, "opsweep");
     table.Row();
     table.Cell("Operator");
     for (const PathView& path : vm_.paths) table.Cell(RstEscape(path.title));
     table.Cell("Details");
     for (const RowView& row : rows) {
       table.Row();
-      table.Cell(OperatorCell(row));
+      table.Cell(OperatorCell(vm_, row));
       for (std::size_t p = 0; p < row.cells.size(); ++p) {
         table.Cell(StatusCell(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
       }
@@ -462,6 +436,8 @@ class RstPage {
   void Package(const PackageView& package) {
     out_ += fmt::format(".. _{}:\n\n", Label(package.anchor));
     Title(&out_, RstEscape(package.title), '-');
+    out_ += SectionMarker("group");
+    if (!package.titled_sections) out_ += SectionMarker("box");
     if (package.summary.na_everywhere > 0) {
       out_ += NaNote(package.summary) + " (:ref:`opsweep-na-everywhere`).\n\n";
     }
@@ -469,6 +445,7 @@ class RstPage {
       if (package.titled_sections) {
         out_ += fmt::format(".. _{}:\n\n", Label(section.anchor));
         Title(&out_, RstEscape(section.title), '~');
+        out_ += SectionMarker("box");
       }
       OperatorTable(section.rows);
     }
@@ -477,6 +454,7 @@ class RstPage {
   void NotApplicable() {
     out_ += ".. _opsweep-na-everywhere:\n\n";
     Title(&out_, "n/a on every path", '-');
+    out_ += SectionMarker("box");
     out_ +=
         "No path could probe these configurations: the operator gives no tensor output, does not "
         "run eagerly with the probed inputs, or the case is skipped.\n\n";
@@ -484,14 +462,14 @@ class RstPage {
       out_ += "None.\n\n";
       return;
     }
-    ListTable table(&out_, "", 1, "30 20 50");
+    ListTable table(&out_, "", 1, "30 20 50", "opsweep");
     table.Row();
     table.Cell("Operator");
     table.Cell("Package");
     table.Cell("Why");
     for (const RowView& row : vm_.na_rows) {
       table.Row();
-      table.Cell(OperatorCell(row));
+      table.Cell(OperatorCell(vm_, row));
       table.Cell(RstLiteral(row.group));
       table.ListCell(DetailItems(row));
     }
