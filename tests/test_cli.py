@@ -17,7 +17,7 @@ import merge_db  # noqa: E402
 import run_helpers as h  # noqa: E402
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-VERBS = ("run", "merge", "render", "coverage", "explain", "results", "diff")
+VERBS = ("run", "merge", "render", "coverage", "explain", "results", "diff", "repro")
 
 
 def code_lines(text):
@@ -106,13 +106,13 @@ def test_an_unknown_verb_is_named_with_the_list_of_verbs(binary):
     p = subprocess.run([str(binary), "teleport"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2
     assert p.stderr == ("opsweep: error: 'teleport' is not a command; the commands are run, merge, render, "
-                        "coverage, explain, results and diff (see opsweep --help)\n")
+                        "coverage, explain, results, diff and repro (see opsweep --help)\n")
     p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "A subcommand is required" in p.stderr
 
 
 @pytest.mark.parametrize("args", [["run", "--bogus"], ["merge"], ["render", "a", "b"], ["coverage", "--depth", "99"],
-                                  ["--bogus"]])
+                                  ["repro", "x"], ["--bogus"]])
 def test_usage_errors_exit_2_in_one_line(binary, args):
     p = subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2, (args, p.stderr)

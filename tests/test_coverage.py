@@ -45,6 +45,23 @@ LIBRARY = {
         from tinylib.extra.more import shift, Config, Settings, Callable_, Pair, ExportMixin, BaseFilter
         __all__ = ["shift", "Config", "Settings", "Callable_", "Pair", "ExportMixin", "BaseFilter"]
     """,
+    "extra/deep/__init__.py": "",
+    "extra/deep/leaf.py": """
+        import torch
+
+        def leaf_op(x: torch.Tensor) -> torch.Tensor:  # two levels below extra: counted at any depth
+            return x - 1
+
+        class Pose:
+            def __init__(self, data: torch.Tensor) -> None:
+                self.data = data
+
+            def inverse(self) -> "Pose":  # a public method that does tensor work
+                return Pose(-self.data)
+
+            def label(self) -> str:  # no tensor in its signature: not counted
+                return "pose"
+    """,
     "extra/more.py": """
         import dataclasses
         from typing import NamedTuple
@@ -55,7 +72,8 @@ LIBRARY = {
             return x + 1
 
         class Config:
-            pass
+            def __init__(self, size):  # unannotated: counted as an operator
+                self.size = size
 
         @dataclasses.dataclass
         class Settings:  # data: a type, not an operator
@@ -121,39 +139,63 @@ def test_coverage_counts_cases_skips_and_lists_the_rest(binary, tmp_path):
     proc = _coverage(binary, reg, env, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    # public operators: double, halve, Scale, shift, Config, Callable_ (not _private, not the
-    # deprecated alias `triple`, whose target `double` is counted instead; not the types)
-    assert report["total"] == 6
+    # public operators: double, halve, Scale, shift, Config, Callable_, and below extra/deep:
+    # leaf_op, Pose, Pose.inverse (not _private, not the deprecated alias `triple`, whose target
+    # `double` is counted instead; not the types; not Pose.label, which has no tensor)
+    assert report["total"] == 9
     assert report["covered"] == 2  # double, Scale (a module instance counts for its class)
     assert [s["name"] for s in report["skipped"]] == ["tinylib.extra.shift"]
     assert [s["name"] for s in report["not_surveyed"]] == ["tinylib.extra.Config"]
-    assert [m["name"] for m in report["missing"]] == ["tinylib.extra.Callable_", "tinylib.halve"]
-    assert abs(report["share"] - 3 / 6) < 1e-9
+    assert [m["name"] for m in report["missing"]] == [
+        "tinylib.extra.Callable_", "tinylib.extra.deep.leaf.Pose", "tinylib.extra.deep.leaf.Pose.inverse",
+        "tinylib.extra.deep.leaf.leaf_op", "tinylib.halve"]
+    assert [m["kind"] for m in report["missing"]] == ["class", "class", "method", "function", "function"]
+    assert abs(report["share"] - 3 / 9) < 1e-9 and abs(report["probed_share"] - 2 / 9) < 1e-9
+    assert report["by_package"]["tinylib.extra"]["total"] == 6
     # types are set aside by what they are, and listed so the denominator can be audited
     assert report["not_operators"] == [
+        {"kind": "abstract stub (does nothing; its overrides are the operators)", "name": "tinylib.extra.ExportMixin.to_file"},
         {"kind": "base class", "name": "tinylib.extra.BaseFilter"},
         {"kind": "dataclass", "name": "tinylib.extra.Settings"},
         {"kind": "exception", "name": "tinylib.Error"},
         {"kind": "mixin", "name": "tinylib.extra.ExportMixin"},
         {"kind": "named tuple", "name": "tinylib.extra.Pair"},
+        {"kind": "no tensor in its signature", "name": "tinylib.extra.deep.leaf.Pose.label"},
     ]
     assert report["stale_not_surveyed"] == ["tinylib.extra.Settings"]
 
 
-def test_coverage_text_report_and_min_gate(binary, tmp_path):
+def test_coverage_text_report_groups_names_by_module_and_gates(binary, tmp_path):
     reg, env = _setup(tmp_path)
     proc = _coverage(binary, reg, env)
     assert proc.returncode == 0, proc.stderr
-    assert "3 of 6 public callables have a case (50.0%)" in proc.stdout
-    assert "not counted: 5 public types that are not operators (1 base class, 1 dataclass, 1 exception, " \
-           "1 mixin, 1 named tuple)" in proc.stdout
-    assert "tinylib.halve" in proc.stdout.split("No case yet:")[1]
+    out = proc.stdout
+    assert "tinylib: 3 of 9 public operators have a case (33.3%): 2 probed (22.2%), 1 skipped with a reason" in out
+    assert "not counted: 7 public names that are not operators (1 abstract stub (does nothing; its overrides are " \
+           "the operators), 1 base class, 1 dataclass, 1 exception, 1 mixin, 1 named tuple, 1 no tensor in its signature)" in out
+    assert "public modules walked (any depth)" in out
+    missing = out.split("No case yet (5), by module:\n")[1]
+    assert missing.splitlines()[:6] == [
+        "  tinylib",
+        "    halve                                        function",
+        "  tinylib.extra",
+        "    Callable_                                    class",
+        "  tinylib.extra.deep.leaf",
+        "    Pose                                         class",
+    ]
+    assert "    Pose.inverse                                 method" in missing
     assert proc.stderr.strip().splitlines() == [
         "opsweep coverage: warning: NOT_SURVEYED lists 'tinylib.extra.Settings', which is not a public operator of tinylib"
     ]
+    gated = _coverage(binary, reg, env, "--min", "30", "--min-probed", "25")
+    assert gated.returncode == 1
+    assert gated.stderr.strip().splitlines()[-1] == "opsweep coverage: 22.2% have a probed case, below --min-probed 25.0%"
     gated = _coverage(binary, reg, env, "--min", "98")
     assert gated.returncode == 1
-    assert gated.stderr.strip().splitlines()[-1] == "opsweep coverage: 50.0% covered, below --min 98.0%"
+    assert gated.stderr.strip().splitlines()[-1] == "opsweep coverage: 33.3% have a case, below --min 98.0%"
+    shallow = _coverage(binary, reg, env, "--json", "--depth", "1")
+    assert shallow.returncode == 0, shallow.stderr
+    assert not any("deep" in m["name"] for m in json.loads(shallow.stdout)["missing"])
 
 
 def test_coverage_of_a_broken_registry_is_one_line(binary, tmp_path):

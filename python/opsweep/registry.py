@@ -75,6 +75,7 @@ class LoadedCase:
             "registry": self.registry,
             "fingerprint": self.fingerprint,
             "target": public_name(c.target),
+            "aliases": public_names(c.target),
             "check": c.check,
             "skip": c.skip,
             "note": c.note,
@@ -337,6 +338,57 @@ def public_name(target: Any) -> str:
         if found is obj:
             return f"{'.'.join(parts[:i])}.{qual}"
     return full
+
+
+_ALIASES: dict[str, tuple[int, dict[int, list[str]]]] = {}
+
+
+def _alias_index(top: str) -> dict[int, list[str]]:
+    """id(obj) -> every public dotted name of obj in the loaded modules of package ``top``: module
+    attributes, and the functions of the classes among them (``pkg.mod.Class.method``). Rebuilt
+    when more modules were imported since."""
+    loaded = [m for name, m in list(sys.modules.items())
+              if (name == top or name.startswith(top + ".")) and not any(p.startswith("_") for p in name.split("."))]
+    cached = _ALIASES.get(top)
+    if cached is not None and cached[0] == len(loaded):
+        return cached[1]
+    index: dict[int, list[str]] = collections.defaultdict(list)
+    for module in loaded:
+        mod_name = getattr(module, "__name__", None)
+        if not isinstance(mod_name, str):
+            continue
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for attr, value in items:
+            if attr.startswith("_") or isinstance(value, types.ModuleType):
+                continue
+            index[id(value)].append(f"{mod_name}.{attr}")
+            if isinstance(value, type):
+                for meth, raw in list(vars(value).items()):
+                    fn = getattr(raw, "__func__", raw)
+                    if isinstance(fn, types.FunctionType) and (not meth.startswith("_") or meth.endswith("__")):
+                        index[id(fn)].append(f"{mod_name}.{attr}.{meth}")
+    out = {k: sorted(set(v), key=lambda n: (n.count("."), n)) for k, v in index.items()}
+    _ALIASES[top] = (len(loaded), out)
+    return out
+
+
+def public_names(target: Any) -> list[str]:
+    """Every public dotted name under which what ``target`` surveys is reachable in the loaded
+    modules of its package, shortest first: the documentation may list it under any of them (the
+    module that documents it rather than the package that re-exports it)."""
+    obj = surveyed_target(target)
+    if isinstance(obj, (list, tuple)):
+        return sorted({n for o in obj for n in public_names(o)}, key=lambda n: (n.count("."), n))
+    if not (callable(obj) and hasattr(obj, "__qualname__")):
+        obj = type(obj)
+    top = (getattr(obj, "__module__", None) or "").split(".", 1)[0]
+    if not top or top == "opsweep":
+        return []
+    raw = getattr(obj, "__func__", obj)
+    return list(_alias_index(top).get(id(raw), []))
 
 
 def top_level_module(target: Any) -> str | None:

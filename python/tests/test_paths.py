@@ -23,9 +23,12 @@ def test_paths_are_discovered_with_their_descriptions():
     # what only some paths use (the runtimes package; the dynamic paths' shapes and shared logic) is
     # theirs, not common
     from opsweep.paths import common_harness_files
-    common = [rel for rel, _ in common_harness_files()]
+    common = {rel for rel, _ in common_harness_files()}
     assert not [rel for rel in common if rel.startswith("runtimes/")]
     assert "shapes.py" not in common and "paths/_dynamic.py" not in common
+    # tools that never run a probe are no path's harness: editing them re-probes nothing
+    assert "job.py" in common and "worker.py" in common
+    assert not common & {"coverage.py", "repro.py"}
 
 
 def test_the_engines_path_fixture_matches_the_harness():

@@ -15,6 +15,7 @@ void RegisterCoverage(CLI::App& app, int* status);  // verb_coverage.cc
 void RegisterExplain(CLI::App& app, int* status);   // verb_explain.cc
 void RegisterResults(CLI::App& app, int* status);   // verb_results.cc
 void RegisterDiff(CLI::App& app, int* status);      // verb_diff.cc
+void RegisterRepro(CLI::App& app, int* status);     // verb_repro.cc
 
 // The tool's version, as compiled in.
 const char* ToolVersion();

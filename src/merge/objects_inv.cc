@@ -46,7 +46,7 @@ bool Inflate(std::string_view in, std::string* out, std::string* err) {
 }  // namespace
 
 bool ObjectsInventory::Parse(std::string_view bytes, std::string* err) {
-  names_.clear();
+  uris_.clear();
   size_t pos = 0;
   for (int line = 0; line < 4; ++line) {
     size_t nl = bytes.find('\n', pos);
@@ -80,7 +80,20 @@ bool ObjectsInventory::Parse(std::string_view bytes, std::string* err) {
       size_t next = line.find(' ', space + 1);
       std::string_view token = line.substr(space + 1, next == std::string_view::npos ? std::string_view::npos : next - space - 1);
       if (token.find(':') != std::string_view::npos) {
-        if (token.substr(0, 3) == "py:") names_.insert(std::string(line.substr(0, space)));
+        if (token.substr(0, 3) == "py:") {
+          std::string name(line.substr(0, space));
+          // after the role: priority, uri, dispname
+          std::string uri;
+          size_t prio_end = next == std::string_view::npos ? std::string_view::npos : line.find(' ', next + 1);
+          if (prio_end != std::string_view::npos) {
+            size_t uri_end = line.find(' ', prio_end + 1);
+            uri = std::string(line.substr(prio_end + 1, uri_end == std::string_view::npos ? std::string_view::npos
+                                                                                          : uri_end - prio_end - 1));
+          }
+          // "$" at the end of a uri stands for the name (Sphinx's abbreviation)
+          if (!uri.empty() && uri.back() == '$') uri = uri.substr(0, uri.size() - 1) + name;
+          uris_.emplace(std::move(name), std::move(uri));
+        }
         break;
       }
       space = next;
@@ -89,16 +102,25 @@ bool ObjectsInventory::Parse(std::string_view bytes, std::string* err) {
   return true;
 }
 
-std::optional<std::string> ObjectsInventory::Lookup(const std::string& target, const std::string& package,
-                                                    const std::string& operator_name) const {
-  if (!target.empty() && Has(target)) return target;
-  std::string library = target.substr(0, target.find('.'));
-  if (library.empty() || package.empty()) return std::nullopt;
-  std::string last = target.substr(target.rfind('.') + 1);
-  for (const std::string& leaf : {last, operator_name}) {
-    if (leaf.empty()) continue;
-    std::string candidate = library + "." + package + "." + leaf;
-    if (Has(candidate)) return candidate;
+std::optional<ApiRef> ObjectsInventory::Lookup(const std::vector<std::string>& names, const std::string& package,
+                                               const std::string& operator_name) const {
+  auto ref = [&](const std::string& name) -> std::optional<ApiRef> {
+    auto it = uris_.find(name);
+    if (it == uris_.end()) return std::nullopt;
+    return ApiRef{it->first, it->second};
+  };
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    if (auto found = ref(name)) return found;
+  }
+  if (package.empty()) return std::nullopt;
+  for (const std::string& name : names) {
+    const std::string library = name.substr(0, name.find('.'));
+    if (library.empty() || library == name) continue;
+    for (const std::string& leaf : {name.substr(name.rfind('.') + 1), operator_name}) {
+      if (leaf.empty()) continue;
+      if (auto found = ref(library + "." + package + "." + leaf)) return found;
+    }
   }
   return std::nullopt;
 }

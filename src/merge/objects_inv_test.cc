@@ -34,12 +34,28 @@ TEST(ObjectsInventory, LooksUpTargetThenOperatorInsideItsPackage) {
   ObjectsInventory inv;
   std::string err;
   ASSERT_TRUE(inv.Parse(Fixture(), &err)) << err;
-  EXPECT_EQ(inv.Lookup("kornia.color.rgb_to_grayscale", "color", "rgb_to_grayscale"), "kornia.color.rgb_to_grayscale");
-  EXPECT_EQ(inv.Lookup("kornia.augmentation._2d.geometric.crop.RandomCrop", "augmentation", "RandomCrop"),
+  auto name = [&](std::vector<std::string> names, std::string package, std::string op) -> std::string {
+    auto found = inv.Lookup(names, package, op);
+    return found ? found->name : "";
+  };
+  EXPECT_EQ(name({"kornia.color.rgb_to_grayscale"}, "color", "rgb_to_grayscale"), "kornia.color.rgb_to_grayscale");
+  EXPECT_EQ(name({"kornia.augmentation._2d.geometric.crop.RandomCrop"}, "augmentation", "RandomCrop"),
             "kornia.augmentation.RandomCrop");
-  EXPECT_EQ(inv.Lookup("kornia.augmentation._2d.Crop", "augmentation", "RandomCrop"), "kornia.augmentation.RandomCrop");
-  EXPECT_EQ(inv.Lookup("kornia.feature.LoFTR", "feature", "LoFTR"), std::nullopt);
-  EXPECT_EQ(inv.Lookup("", "", ""), std::nullopt);
+  EXPECT_EQ(name({"kornia.augmentation._2d.Crop"}, "augmentation", "RandomCrop"), "kornia.augmentation.RandomCrop");
+  EXPECT_EQ(name({"kornia.feature.LoFTR"}, "feature", "LoFTR"), "");
+  EXPECT_EQ(name({}, "", ""), "");
+}
+
+TEST(ObjectsInventory, LooksUpEveryPublicNameAndKeepsThePage) {
+  ObjectsInventory inv;
+  std::string err;
+  ASSERT_TRUE(inv.Parse(Fixture(), &err)) << err;
+  // the target (a package re-export) is not documented; one of its other public names is
+  auto found = inv.Lookup({"kornia.nowhere.rgb_to_grayscale", "kornia.color.rgb_to_grayscale"}, "nowhere", "x");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->name, "kornia.color.rgb_to_grayscale");
+  EXPECT_FALSE(found->uri.empty());
+  EXPECT_EQ(found->uri.find('$'), std::string::npos) << found->uri;  // "$" stands for the name
 }
 
 TEST(ObjectsInventory, RefusesDamagedFiles) {

@@ -145,8 +145,15 @@ class Builder {
     }
     if (auto it = info.find("check"); it != info.end() && it->is_boolean()) r.check = it->get<bool>();
     if (options_.objects) {
-      if (auto found = options_.objects->Lookup(r.target, package, parsed.operator_name)) {
-        r.api = *found;
+      std::vector<std::string> names = {r.target};
+      if (auto it = info.find("aliases"); it != info.end() && it->is_array()) {
+        for (const json& a : *it) {
+          if (a.is_string()) names.push_back(a.get<std::string>());
+        }
+      }
+      if (auto found = options_.objects->Lookup(names, package, parsed.operator_name)) {
+        r.api = found->name;
+        if (!found->uri.empty()) r.api_uri = found->uri;
         ++api_links_;
       }
     }

@@ -88,6 +88,8 @@ std::string Details(const RowView& row) {
       out += fmt::format(" ([{}](#{}))", MarkdownEscape(line.reason->title), line.reason->anchor);
     }
     for (const std::string& fact : line.facts) out += "<br>&nbsp;&nbsp;" + MarkdownEscape(fact);
+    for (std::size_t i = 0; i < line.repro.size(); ++i)
+      out += (i == 0 ? " \u2014 reproduce: " : ", ") + MarkdownCode(line.repro[i]);
   }
   for (const AnnotationLine& line : row.annotations) {
     if (!out.empty()) out += "<br>";

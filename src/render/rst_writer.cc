@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include "render/css_scope.h"
 #include "render/escape.h"
+#include "render/page_controls.h"
 
 namespace opsweep::render {
 namespace {
@@ -20,11 +22,13 @@ bool IsDottedName(std::string_view name) {
 // A list-table, written cell by cell: each cell is one line of inline text or a nested list.
 class ListTable {
  public:
-  ListTable(std::string* out, std::string_view caption, int header_rows, std::string_view widths)
+  ListTable(std::string* out, std::string_view caption, int header_rows, std::string_view widths,
+            std::string_view css_class = "")
       : out_(out) {
     *out_ += caption.empty() ? ".. list-table::\n" : fmt::format(".. list-table:: {}\n", caption);
     if (header_rows > 0) *out_ += fmt::format("   :header-rows: {}\n", header_rows);
     if (!widths.empty()) *out_ += fmt::format("   :widths: {}\n", widths);
+    if (!css_class.empty()) *out_ += fmt::format("   :class: {}\n", css_class);
     *out_ += "\n";
   }
   ~ListTable() { *out_ += "\n"; }
@@ -58,12 +62,57 @@ void Title(std::string* out, std::string_view text, char underline) {
 
 std::string Label(std::string_view anchor) { return "opsweep-" + std::string(anchor); }
 
-std::string OperatorCell(const RowView& row) {
-  std::string cell;
+// HTML inline in a table cell, through the page's raw role (dropped by builders other than HTML).
+// Raw role text cannot hold a backquote, a backslash would be read as an escape, and a line break
+// would end the table's line: all are written as character references.
+std::string RawHtml(std::string_view html) {
+  std::string safe;
+  for (char c : html) {
+    if (c == '`') safe += "&#96;";
+    else if (c == '\\') safe += "&#92;";
+    else if (c == '\n') safe += "&#10;";
+    else if (c == '\r') safe += "&#13;";
+    else if (c == '\t') safe += "&#9;";
+    else safe += c;
+  }
+  return ":opsweep-html:`" + safe + "`";
+}
+
+// A block of HTML through the raw directive, every line indented as its content.
+std::string RawBlock(std::string_view html) {
+  std::string out = ".. raw:: html\n\n";
+  size_t start = 0;
+  while (start < html.size()) {
+    size_t nl = html.find('\n', start);
+    if (nl == std::string_view::npos) nl = html.size();
+    std::string_view line = html.substr(start, nl - start);
+    if (!line.empty()) out += "   " + std::string(line);
+    out += "\n";
+    start = nl + 1;
+  }
+  return out + "\n";
+}
+
+// The empty marker by which the page's script knows a package (its section: shown while one of
+// its rows is) or a box (a section holding one table: counted and folded away at 0 rows).
+std::string SectionMarker(std::string_view kind) {
+  return RawBlock(fmt::format("<span class=\"opsweep-{}\" hidden></span>", kind));
+}
+
+// The row's permalink, carrying the row's data for the page's script (a reStructuredText table
+// row cannot carry attributes itself; the script moves them onto the row).
+std::string RowMarker(const ViewModel& vm, const RowView& row) {
+  return RawHtml(fmt::format("<a class=\"perma opsweep-row\" id=\"{0}\" href=\"#{0}\" aria-label=\"Link to {1}\"{2}>#</a>",
+                             HtmlEscape(row.anchor), HtmlEscape(row.name), RowDataAttributes(vm, row))) +
+         "\\ ";
+}
+
+std::string OperatorCell(const ViewModel& vm, const RowView& row) {
+  std::string cell = RowMarker(vm, row);
   if (!row.api.empty() && IsDottedName(row.api) && IsDottedName(row.operator_name)) {
-    cell = fmt::format(":py:obj:`{} <{}>`", row.operator_name, row.api);
+    cell += fmt::format(":py:obj:`{} <{}>`", row.operator_name, row.api);
   } else {
-    cell = RstLiteral(row.operator_name);
+    cell += RstLiteral(row.operator_name);
   }
   if (!row.variant.empty()) cell += " [" + RstEscape(row.variant) + "]";
   if (!row.note.empty()) cell += " \\- " + RstEscape(row.note);
@@ -84,6 +133,8 @@ std::string DetailItem(const DetailLine& line) {
   if (!line.location.empty()) item += " " + RstLiteral(line.location);
   if (line.reason) item += fmt::format(" (:ref:`{}`)", Label(line.reason->anchor));
   for (const std::string& fact : line.facts) item += "; " + RstEscape(fact);
+  for (std::size_t i = 0; i < line.repro.size(); ++i)
+    item += (i == 0 ? " \u2014 reproduce: " : ", ") + RstLiteral(line.repro[i]);
   return item;
 }
 
@@ -112,10 +163,11 @@ std::string CellText(const CellView& cell) {
   return marks.empty() ? text : text + " (" + marks + ")";
 }
 
-// A path cell of a history page: the status now, then the strip and the mark when the history is
-// not one status in every release.
-std::string HistoryCellText(const CellView& cell, const PathHistory* h) {
-  std::string text = CellText(cell);
+// A status cell of an operator table: its text through the status's role, which the HTML builders
+// write as the page's status pill (a span of classes "pill st-<token>") and others as plain text;
+// the history, when there is one, after it.
+std::string StatusCell(const CellView& cell, const PathHistory* h) {
+  std::string text = fmt::format(":opsweep-{}:`{}`", cell.token, CellText(cell));
   if (h == nullptr || h->uniform) return text;
   text += " \u00b7 " + RstEscape(h->symbols);
   if (!h->mark_text.empty()) text += " *" + RstEscape(h->mark_text) + "*";
@@ -131,9 +183,16 @@ class RstPage {
         ".. This file is generated by `opsweep render` from the snapshot of {}.\n"
         "   Do not edit it: refresh the snapshot (opsweep run, opsweep merge) and render again.\n\n",
         OneLine(vm_.generated));
+    // Raw HTML for the rows' data (their permalinks), and one role per status for the pills.
+    out_ += ".. role:: opsweep-html(raw)\n   :format: html\n\n";
+    for (Status status : kAllStatuses) {
+      const std::string_view token = StatusToken(status);
+      out_ += fmt::format(".. role:: opsweep-{0}\n   :class: pill st-{0}\n\n", token);
+    }
     out_ += ".. _opsweep-export-support:\n\n";
     Title(&out_, RstEscape(vm_.title), '=');
     out_ += RstEscape(vm_.lede) + "\n\n";
+    Controls();
     Cards();
     Environment();
     Releases();
@@ -143,11 +202,31 @@ class RstPage {
     NotApplicable();
     Changes();
     Reasons();
+    Script();
     while (out_.size() > 1 && out_[out_.size() - 2] == '\n') out_.pop_back();
     return std::move(out_);
   }
 
  private:
+  // The search bar of the HTML page (search box, filter, count), with the page's styles scoped to
+  // its own parts (css_scope.h) and those of an embedded page; the script comes last (Script).
+  void Controls() {
+    const std::string_view* css = PageAsset("page.css");
+    const std::string_view* embedded = PageAsset("embedded.css");
+    std::string html = "<style>\n" + (css ? ScopeCssForEmbedding(*css) : std::string()) +
+                       (embedded ? std::string(*embedded) : std::string()) + "</style>\n";
+    html += "<div class=\"opsweep-page no-js\">\n<div class=\"bar\"><div class=\"bar-in\">\n";
+    html += ControlsHtml(vm_);
+    html += "</div></div>\n<p id=\"no-match\" class=\"empty\" hidden>No configuration matches the search and the "
+            "filter.</p>\n</div>\n";
+    out_ += RawBlock(html);
+  }
+
+  void Script() {
+    const std::string_view* js = PageAsset("page.js");
+    out_ += RawBlock(ConfigScriptHtml(vm_) + "<script>\n" + (js ? std::string(*js) : std::string()) + "</script>\n");
+  }
+
   void Cards() {
     {
       ListTable table(&out_, "Supported per path", 1, "");
@@ -340,16 +419,16 @@ class RstPage {
     std::string widths = "25";
     for (std::size_t p = 0; p < columns; ++p) widths += " 12";
     widths += fmt::format(" {}", std::max<int>(20, 75 - 12 * static_cast<int>(columns)));
-    ListTable table(&out_, "", 1, widths);
+    ListTable table(&out_, "", 1, widths, "opsweep");
     table.Row();
     table.Cell("Operator");
     for (const PathView& path : vm_.paths) table.Cell(RstEscape(path.title));
     table.Cell("Details");
     for (const RowView& row : rows) {
       table.Row();
-      table.Cell(OperatorCell(row));
+      table.Cell(OperatorCell(vm_, row));
       for (std::size_t p = 0; p < row.cells.size(); ++p) {
-        table.Cell(HistoryCellText(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
+        table.Cell(StatusCell(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
       }
       table.ListCell(DetailItems(row));
     }
@@ -358,6 +437,8 @@ class RstPage {
   void Package(const PackageView& package) {
     out_ += fmt::format(".. _{}:\n\n", Label(package.anchor));
     Title(&out_, RstEscape(package.title), '-');
+    out_ += SectionMarker("group");
+    if (!package.titled_sections) out_ += SectionMarker("box");
     if (package.summary.na_everywhere > 0) {
       out_ += NaNote(package.summary) + " (:ref:`opsweep-na-everywhere`).\n\n";
     }
@@ -365,6 +446,7 @@ class RstPage {
       if (package.titled_sections) {
         out_ += fmt::format(".. _{}:\n\n", Label(section.anchor));
         Title(&out_, RstEscape(section.title), '~');
+        out_ += SectionMarker("box");
       }
       OperatorTable(section.rows);
     }
@@ -373,6 +455,7 @@ class RstPage {
   void NotApplicable() {
     out_ += ".. _opsweep-na-everywhere:\n\n";
     Title(&out_, "n/a on every path", '-');
+    out_ += SectionMarker("box");
     out_ +=
         "No path could probe these configurations: the operator gives no tensor output, does not "
         "run eagerly with the probed inputs, or the case is skipped.\n\n";
@@ -380,14 +463,14 @@ class RstPage {
       out_ += "None.\n\n";
       return;
     }
-    ListTable table(&out_, "", 1, "30 20 50");
+    ListTable table(&out_, "", 1, "30 20 50", "opsweep");
     table.Row();
     table.Cell("Operator");
     table.Cell("Package");
     table.Cell("Why");
     for (const RowView& row : vm_.na_rows) {
       table.Row();
-      table.Cell(OperatorCell(row));
+      table.Cell(OperatorCell(vm_, row));
       table.Cell(RstLiteral(row.group));
       table.ListCell(DetailItems(row));
     }

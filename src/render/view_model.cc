@@ -1,6 +1,7 @@
 #include "render/view_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -55,11 +56,18 @@ std::string JoinLabels(const std::vector<int>& indexes, const std::vector<PathVi
   return out;
 }
 
-std::string ApiUrl(const std::string& api, const RenderOptions& options) {
+// The link of a documented name: the documenting page (`api_uri`, from objects.inv) under
+// --api-base; a base with "{api}" is a template for the (percent-encoded) name instead, and a
+// record without a page appends the name to the base.
+std::string ApiUrl(const std::string& api, const std::string& uri, const RenderOptions& options) {
   if (api.empty() || options.api_base.empty()) return "";
   const std::string encoded = UrlEncode(api);
   const auto placeholder = options.api_base.find("{api}");
-  if (placeholder == std::string::npos) return options.api_base + encoded;
+  if (placeholder == std::string::npos) {
+    if (uri.empty()) return options.api_base + encoded;
+    const bool slash = options.api_base.back() == '/' || uri.front() == '/';
+    return options.api_base + (slash ? "" : "/") + uri;
+  }
   std::string url = options.api_base;
   url.replace(placeholder, 5, encoded);
   return url;
@@ -128,6 +136,20 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
   for (const std::string& fact : DynamicFacts(outcome)) line.facts.push_back(OneLine(fact));
   if (line.text.empty() && line.location.empty() && line.break_reasons.empty() && line.facts.empty()) return std::nullopt;
   return line;
+}
+
+// The statuses worth a reproducer: the job did not give what eager gives, or broke the graph.
+bool WantsRepro(Status status) {
+  switch (status) {
+    case Status::fail:
+    case Status::mismatch:
+    case Status::crash:
+    case Status::timeout:
+    case Status::ok_breaks:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool SameLine(const DetailLine& a, const DetailLine& b) {
@@ -414,7 +436,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
   row.group = OneLine(record.group);
   row.anchor = anchors->Make("r-", record.name);
   row.api = record.api ? OneLine(*record.api) : "";
-  row.api_url = ApiUrl(row.api, options);
+  row.api_url = ApiUrl(row.api, record.api_uri ? OneLine(*record.api_uri) : "", options);
   row.note = OneLine(record.note);
   row.random = !record.check;
   row.na_everywhere = true;
@@ -429,12 +451,16 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
     if (!line) continue;
     auto same = std::find_if(row.details.begin(), row.details.end(),
                              [&](const DetailLine& other) { return SameLine(other, *line); });
+    DetailLine* target = nullptr;
     if (same != row.details.end()) {
       same->paths.push_back(p);
+      target = &*same;
     } else {
       line->paths.push_back(p);
       row.details.push_back(std::move(*line));
+      target = &row.details.back();
     }
+    if (WantsRepro(outcome.status)) target->repro.push_back(ReproCommand(record.name, paths[p].id));
   }
   for (DetailLine& line : row.details) line.paths_label = JoinLabels(line.paths, paths);
   row.sub_summary = SubSummary(failing, differing);
@@ -720,6 +746,19 @@ std::vector<ReasonView> MakeReasons(const Snapshot& snapshot, const Tally& tally
 }
 
 }  // namespace
+
+std::string ReproCommand(std::string_view case_name, std::string_view path_id) {
+  auto quote = [](std::string_view word) {
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/';
+    });
+    if (plain) return std::string(word);
+    std::string out = "'";
+    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  };
+  return "opsweep repro " + quote(case_name) + " --path " + quote(path_id);
+}
 
 std::string_view StatusToken(Status status) {
   return status == Status::not_applicable ? std::string_view("na") : StatusId(status);

@@ -34,8 +34,10 @@ using snapshot::Snapshot;
 std::string_view StatusToken(Status status);
 
 struct RenderOptions {
-  // Where records with an `api` cross-reference link to. "{api}" in it is replaced by the
-  // (percent-encoded) documented name; without it the name is appended. Empty: no links.
+  // Where records with an `api` cross-reference link to: the root of the library's docs, under
+  // which the record's documenting page (`api_uri`, from objects.inv) is found. "{api}" in it
+  // makes it a template for the (percent-encoded) documented name instead; a record without a
+  // page gets the name appended. Empty: no links.
   std::string api_base;
 };
 
@@ -110,6 +112,9 @@ struct DetailLine {
   // The dynamic-shape paths' findings, one sentence each: the shapes probed, each dimension the
   // capture specialised and why, the recompiles and their guards (DynamicFacts).
   std::vector<std::string> facts;
+  // For each path of the line whose job failed, mismatched, crashed, timed out or broke the graph:
+  // the command that writes a standalone reproducer (`opsweep repro 'NAME' --path P`).
+  std::vector<std::string> repro;
 };
 
 // One release's status of one row on one path (history pages only).
@@ -142,6 +147,9 @@ struct AnnotationLine {
   std::string paths_label;  // "ONNX, export"
   std::string text;         // "checked on fresh inputs", "not checked on fresh inputs: <why>", "note: ..."
 };
+
+// `opsweep repro 'NAME' --path PATH`, the name quoted for a POSIX shell when it needs it.
+std::string ReproCommand(std::string_view case_name, std::string_view path_id);
 
 struct RowView {
   std::string name;

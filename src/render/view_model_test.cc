@@ -180,6 +180,32 @@ TEST(ViewModelTest, EqualReasonsOfSeveralPathsMergeIntoOneLine) {
   EXPECT_EQ(vm.reasons[0].operators, 1);
 }
 
+TEST(ViewModelTest, AFailureDetailCarriesTheReproCommandOfEachFailingPath) {
+  Snapshot snapshot = Base();
+  Record record = MakeRecord("RandomCrop[p=0.5][random]", "augmentation", "", kFail, kFail, Status::ok_breaks);
+  for (const char* path : {"onnx", "export"}) record.paths[path].detail = "a Python branch depends on tensor values";
+  record.paths["compile"].graph_breaks = 1;
+  record.paths["compile"].detail = "1 graph break";
+  Record fine = MakeRecord("rgb_to_gray", "color", "", kOk, kOk, kNa);
+  fine.paths["compile"].detail = "skipped: needs a GPU";
+  snapshot.records = {record, fine};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 2u);
+  EXPECT_EQ(row.details[0].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path onnx",
+                                                            "opsweep repro 'RandomCrop[p=0.5][random]' --path export"}));
+  EXPECT_EQ(row.details[1].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path compile"}));
+  EXPECT_TRUE(vm.packages[1].sections[0].rows[0].details[0].repro.empty());  // n/a: nothing to reproduce
+  EXPECT_EQ(ReproCommand("rgb_to_gray", "onnx"), "opsweep repro rgb_to_gray --path onnx");
+  EXPECT_EQ(ReproCommand("it's", "onnx"), "opsweep repro 'it'\\''s' --path onnx");
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_NE(html.find("opsweep repro &#39;RandomCrop[p=0.5][random]&#39; --path onnx</code>"), std::string::npos);
+  EXPECT_NE(WriteRst(vm).find("reproduce: ``opsweep repro 'RandomCrop[p=0.5][random]' --path compile``"), std::string::npos);
+  EXPECT_NE(WriteMarkdown(vm).find("reproduce: `opsweep repro 'RandomCrop[p=0.5][random]' --path onnx`, `opsweep repro 'RandomCrop[p=0.5][random]' --path export`"),
+            std::string::npos);
+}
+
 TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWords) {
   Snapshot snapshot = Base();
   snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};
@@ -249,6 +275,13 @@ TEST(ViewModelTest, AnchorsAreUniqueAndApiLinksUseTheBase) {
   vm = BuildViewModel(snapshot, {"https://docs.example/search.html?q={api}&x=1"});
   EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url,
             "https://docs.example/search.html?q=kornia.color.a&x=1");
+
+  // with the documenting page from objects.inv: the base is the docs root
+  snapshot.records[0].api_uri = "color.html#kornia.color.a";
+  vm = BuildViewModel(snapshot, {"https://docs.example/en/latest"});
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url, "https://docs.example/en/latest/color.html#kornia.color.a");
+  vm = BuildViewModel(snapshot, {"https://docs.example/en/latest/"});
+  EXPECT_EQ(vm.packages[0].sections[0].rows[0].api_url, "https://docs.example/en/latest/color.html#kornia.color.a");
 }
 
 TEST(ViewModelTest, FiltersCountWhatTheyShow) {

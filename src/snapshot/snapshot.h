@@ -94,6 +94,7 @@ struct Record {
   std::vector<std::string> tags;
   bool check = true;
   std::optional<std::string> api;
+  std::optional<std::string> api_uri;  // the page documenting `api`, relative to the docs root
   std::map<std::string, Outcome> paths;  // by path id: one per header path
 };
 

@@ -266,6 +266,11 @@ bool ReadRecord(FieldReader& fields, const json& j, const std::string& where, co
     if (!api->is_string()) return fields.Fail(named, "'api' is not a string or null");
     if (!api->get<std::string>().empty()) out->api = api->get<std::string>();
   }
+  const auto api_uri = j.find("api_uri");  // absent in snapshots written before it existed
+  if (api_uri != j.end() && !api_uri->is_null()) {
+    if (!api_uri->is_string()) return fields.Fail(named, "'api_uri' is not a string or null");
+    if (!api_uri->get<std::string>().empty()) out->api_uri = api_uri->get<std::string>();
+  }
   const json* paths = nullptr;
   if (!fields.Object(j, "paths", named, Need::kRequired, &paths)) return false;
   for (const PathSpec& path : snapshot.paths) {

@@ -88,6 +88,7 @@ TEST(SnapshotWriter, WritesWhatTheReaderReadsToTheByte) {
   j["records"][1]["paths"]["onnx"]["reason"] = "r1";
   j["records"][1]["tags"] = {"random"};
   j["records"][0]["api"] = "kornia.color.a";
+  j["records"][0]["api_uri"] = "color.html#kornia.color.a";
   const std::string text = j.dump(2) + "\n";
   Snapshot snapshot;
   std::string err;

@@ -73,10 +73,12 @@ json OutcomeJson(const Outcome& o) {
 json RecordJson(const Record& r) {
   json paths = json::object();
   for (const auto& [id, outcome] : r.paths) paths[id] = OutcomeJson(outcome);
-  return {{"name", r.name},         {"operator", r.operator_name}, {"variant", r.variant}, {"package", r.package},
-          {"section", r.section},   {"group", r.group},            {"target", r.target},   {"note", r.note},
-          {"tags", r.tags},         {"check", r.check},            {"api", r.api ? json(*r.api) : json(nullptr)},
-          {"paths", paths}};
+  json out = {{"name", r.name},         {"operator", r.operator_name}, {"variant", r.variant}, {"package", r.package},
+              {"section", r.section},   {"group", r.group},            {"target", r.target},   {"note", r.note},
+              {"tags", r.tags},         {"check", r.check},            {"api", r.api ? json(*r.api) : json(nullptr)},
+              {"paths", paths}};
+  if (r.api_uri) out["api_uri"] = *r.api_uri;  // only with a documenting page: older snapshots read unchanged
+  return out;
 }
 
 }  // namespace

@@ -8,10 +8,40 @@
  * inputs data-nf, and on pages of several torch releases its history tokens (data-h: changed,
  * since, broken). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
+ *
+ * Inside another document (the reStructuredText page built by Sphinx), the page cannot write its
+ * own markup: a row's data sits on the permalink in its first cell (a.opsweep-row), and a package
+ * or section says what it is by an empty marker (span.opsweep-group, span.opsweep-box) in its
+ * section. adopt() moves them where this script reads them (data-* on the tr; data-group and
+ * data-box on the section) before anything else.
  */
 (function () {
   'use strict';
   var doc = document;
+
+  function adopt() {
+    Array.prototype.forEach.call(doc.querySelectorAll('a.opsweep-row'), function (link) {
+      var tr = link.closest('tr');
+      if (!tr) return;
+      Array.prototype.slice.call(link.attributes).forEach(function (attr) {
+        if (attr.name.lastIndexOf('data-', 0) === 0) {
+          tr.setAttribute(attr.name, attr.value);
+          link.removeAttribute(attr.name);
+        }
+      });
+      tr.id = link.id;  // so that the row is the permalink's target (tr:target, revealTarget)
+      link.removeAttribute('id');
+    });
+    Array.prototype.forEach.call(doc.querySelectorAll('span.opsweep-group, span.opsweep-box'), function (marker) {
+      var section = marker.closest('section, div.section');
+      if (section) section.setAttribute(marker.className === 'opsweep-group' ? 'data-group' : 'data-box', '');
+    });
+    Array.prototype.forEach.call(doc.querySelectorAll('.opsweep-page.no-js'), function (page) {
+      page.classList.remove('no-js');
+    });
+  }
+  adopt();
+
   var config = JSON.parse(doc.getElementById('opsweep-config').textContent);
   var pathIds = config.paths;
   var total = config.total;

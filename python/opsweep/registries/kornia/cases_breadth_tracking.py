@@ -1,0 +1,53 @@
+"""kornia.tracking: the public methods of HomographyTracker (set_target, track_next_frame,
+no_match), with scale-space SIFT matchers (the defaults download learned features' weights)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import kornia.feature as KF
+from kornia.tracking import HomographyTracker
+
+from opsweep import case
+from opsweep.registries.kornia._breadth import Call, method_function
+
+
+def _scene(h=64, w=128, seed=100):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.rand(1, 1, h // 2, w // 2, generator=g)
+    x = nn.functional.interpolate(x, size=(h, w), mode="bilinear", align_corners=False)
+    return ((x - x.min()) / (x.max() - x.min())).contiguous()
+
+
+def _matcher():
+    return KF.LocalFeatureMatcher(KF.SIFTFeatureScaleSpace(256), KF.DescriptorMatcher("smnn", 0.95)).eval()
+
+
+_SCENE = _scene()
+_TGT = _SCENE[..., 20:100].contiguous()
+_FRAME = _SCENE[..., 24:104].contiguous()
+
+
+def _tracker():
+    return HomographyTracker(_matcher(), _matcher(), minimum_inliers_num=10).eval()
+
+
+def meth(name):
+    return method_function(HomographyTracker, name)
+
+
+G = "tracking"
+CASES = [
+    case("HomographyTracker.set_target", G, Call(meth("set_target"), lambda t: (lambda tr: (tr.set_target(t), tr.target_initial_representation)[1])(_tracker())),
+         [_TGT], note="the target's features it keeps"),
+    case("HomographyTracker.track_next_frame", G,
+         Call(meth("track_next_frame"),
+              lambda t, x, y: (lambda tr: (tr.set_target(t), tr.match_initial(x), tr.track_next_frame(y))[2])(_tracker())),
+         [_TGT, _FRAME, _SCENE[..., 26:106].contiguous()], check=False,
+         note="set_target, an initial match, then the next frame tracked (RANSAC samples inside the graph)"),
+    case("HomographyTracker.no_match", G,
+         Call(meth("no_match"), lambda t: (lambda tr: (tr.set_target(t), tr.no_match()[0])[1])(_tracker())), [_TGT],
+         note="the (empty) homography it returns without a match, after set_target"),
+]
+NOT_SURVEYED: dict = {}

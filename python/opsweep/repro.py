@@ -1,0 +1,505 @@
+"""Reproducers: one job of one case as a standalone script, for an upstream bug report.
+
+``write_repro(case, path, out_dir)`` writes into ``out_dir``:
+
+* ``repro.py``: a script that needs only torch, the surveyed library and the path's exporter or
+  runtime (onnx, onnxscript, onnxruntime for the ONNX path), never opsweep. It prints the versions,
+  builds the call the way the harness does (the target, its method, its baked keyword arguments),
+  computes the eager reference (seed 0, no_grad), then runs the capture call of the path exactly as
+  the probe does (``torch.onnx.export(dynamo=True, opset_version=18)`` + ``onnx.checker`` +
+  onnxruntime; ``torch.export.export(strict=False)`` and a run of the program; ``torch._dynamo.explain``
+  + ``torch.compile(backend="inductor")``), and reports what fails: the exception (type, message,
+  traceback), the comparison that differs (output, max abs diff, elements off, with the case's
+  atol / rtol), or the graph breaks and their reasons. The last line starts with
+  ``opsweep-repro:``; the exit status is 1 when a failure shows, 0 when everything matches.
+* ``inputs.pt``: the case's input tensors and baked keyword arguments (``torch.save``).
+* ``target.pt``: the target object, when it is not a function the script can import.
+* ``model.onnx`` (ONNX path): the file the export gave when the repro was written, if it exported.
+
+The script rebuilds the target without opsweep: an importable function or class is imported by
+its module and qualified name; a registry wrapper that only forwards to an importable function
+(``Positional``, ``ByName`` of the bundled registries) is unwrapped; any other object is pickled
+into ``target.pt``, which works only if every class in it is importable without opsweep. A target
+that is not (a wrapper written in a registry, a lambda) raises ``ReproError`` that says so.
+
+``python -m opsweep.repro --registry FILE ... --case NAME --path P -o DIR`` prints one JSON object
+(``{"files": [...], "run": "python repro.py"}`` or ``{"error": ...}`` with exit 2); the
+``opsweep repro`` verb wraps it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import io
+import json
+import os
+import pickletools
+import sys
+import textwrap
+from typing import Any
+
+from opsweep.case import Case, RegistryError, materialize
+
+PATH_IDS = ("onnx", "export", "compile")
+
+
+class ReproError(Exception):
+    """The case cannot be written as a standalone script; the message says why."""
+
+
+# ---------------------------------------------------------------------------------------------
+# How the script rebuilds the target
+
+
+def _importable(obj: Any) -> tuple[str, str] | None:
+    """(module, qualname) when ``obj`` is reachable by importing module and walking qualname."""
+    module = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qual, str) or "<" in qual or module.startswith("opsweep"):
+        return None
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qual.split("."):
+            found = getattr(found, part)
+    except Exception:  # noqa: BLE001
+        return None
+    raw = inspect.unwrap(found) if callable(found) else found
+    return (module, qual) if found is obj or raw is obj or getattr(found, "__func__", None) is obj else None
+
+
+def _opsweep_globals(data: bytes) -> list[str]:
+    """The modules a pickle refers to that a script without opsweep could not import."""
+    bad: list[str] = []
+    strings: list[str] = []
+    for op, arg, _ in pickletools.genops(data):
+        if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8"):
+            strings.append(str(arg))
+        if op.name == "GLOBAL":
+            module = str(arg).split(" ", 1)[0]
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            module = strings[-2]
+        else:
+            continue
+        if module.startswith("opsweep") or module == "__main__":
+            bad.append(module)
+    return sorted(set(bad))
+
+
+def _pickled(obj: Any, what: str) -> bytes:
+    import torch
+
+    buf = io.BytesIO()
+    try:
+        torch.save(obj, buf)
+    except Exception as e:  # noqa: BLE001
+        raise ReproError(f"{what} cannot be saved for a standalone script ({type(e).__name__}: {e})") from None
+    data = buf.getvalue()
+    # torch.save writes a zip whose data.pkl is the pickle; read its globals
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        pkl = next(n for n in z.namelist() if n.endswith("data.pkl"))
+        bad = _opsweep_globals(z.read(pkl))
+    if bad:
+        raise ReproError(f"{what} refers to {', '.join(bad)}, which a script without opsweep cannot import")
+    return data
+
+
+def _wrapper_call(target: Any) -> tuple[Any, str] | None:
+    """(function, call template) for registry wrappers that only forward to an importable function."""
+    name = type(target).__name__
+    fn = getattr(target, "fn", None)
+    if fn is None or _importable(fn) is None or not type(target).__module__.startswith("opsweep"):
+        return None
+    if name == "Positional":
+        return fn, "fn(*xs, **fixed, **kwargs)"
+    if name == "ByName":
+        return fn, "fn(**dict(zip(names, xs)), **fixed, **kwargs)"
+    return None
+
+
+def _target_plan(case: Case) -> dict[str, Any]:
+    """What the script does to get the callable: import, unwrap or unpickle."""
+    target = case.target
+    where = _importable(target)
+    if where is not None:
+        return {"kind": "import", "module": where[0], "qualname": where[1]}
+    wrapped = _wrapper_call(target)
+    if wrapped is not None:
+        fn, template = wrapped
+        module, qual = _importable(fn)
+        fixed = dict(getattr(target, "fixed", {}))
+        return {"kind": "wrapper", "module": module, "qualname": qual, "template": template,
+                "names": list(getattr(target, "names", ())), "fixed": _pickled(fixed, "the wrapper's fixed arguments")}
+    return {"kind": "pickle", "data": _pickled(target, f"the target of case {case.name!r} ({type(target).__qualname__})")}
+
+
+# ---------------------------------------------------------------------------------------------
+# The script
+
+_HEADER = '''\
+"""Reproducer: case {case!r} through the {path} path.
+
+Written by opsweep {tool}; it needs only torch, {library}{extra} (not opsweep). Run it from this
+folder: python repro.py. Exit status 1: the failure shows; 0: everything matches eager.
+"""
+import dataclasses
+import os
+import platform
+import sys
+import traceback
+import types
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+os.chdir(HERE)
+CASE, PATH = {case!r}, {path!r}
+ATOL, RTOL, CHECK = {atol!r}, {rtol!r}, {check!r}
+
+
+def versions():
+    import importlib.metadata as md
+
+    out = {{"python": platform.python_version(), "torch": torch.__version__}}
+    for dist in {dists!r}:
+        try:
+            out[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            try:
+                out[dist] = str(getattr(__import__(dist), "__version__", "unknown"))
+            except ImportError:
+                out[dist] = "not installed"
+    return out
+
+
+def flatten(value, out=None, depth=0, seen=None):
+    """The outputs as a flat list of tensors, in opsweep's order."""
+    out = [] if out is None else out
+    seen = set() if seen is None else seen
+    if isinstance(value, torch.Tensor):
+        out.append(value)
+        return out
+    if depth >= 8 or value is None or isinstance(value, (str, bytes, int, float, complex, bool, torch.dtype, torch.device)):
+        return out
+    if isinstance(value, (torch.nn.Module, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)):
+        return out
+    if id(value) in seen:
+        return out
+    seen = seen | {{id(value)}}
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            flatten(item, out, depth + 1, seen)
+    elif isinstance(value, dict):
+        for key in sorted(value, key=lambda k: (type(k).__name__, repr(k))):
+            flatten(value[key], out, depth + 1, seen)
+    elif isinstance(getattr(value, "data", None), torch.Tensor):
+        out.append(value.data)
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            flatten(getattr(value, f.name, None), out, depth + 1, seen)
+    elif isinstance(getattr(value, "__dict__", None), dict):
+        for item in list(vars(value).values()):
+            flatten(item, out, depth + 1, seen)
+    return out
+
+
+def compare(expected, actual):
+    """None when the outputs match eager, else what differs."""
+    import numpy as np
+
+    actual = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else torch.as_tensor(a) for a in actual]
+    if len(expected) != len(actual):
+        return f"output count differs: {{len(actual)}} outputs, eager has {{len(expected)}}"
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        if list(e.shape) != list(a.shape):
+            return f"output {{i}}: shape {{list(a.shape)}}, eager has {{list(e.shape)}}"
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        if not CHECK:
+            if (e.is_floating_point() and bool(torch.isfinite(e).all())) and not bool(torch.isfinite(a).all()):
+                return f"output {{i}}: non-finite values (a random case: only shapes and finiteness are checked)"
+            continue
+        exact = e.dtype == torch.bool or not (e.dtype.is_floating_point or e.dtype.is_complex)
+        if exact:
+            off = int((e != a.to(e.dtype)).sum())
+            if off:
+                return f"output {{i}}: {{off}} of {{e.numel()}} elements differ (exact comparison)"
+            continue
+        e64 = torch.view_as_real(e.resolve_conj()).double() if e.is_complex() else e.double()
+        a64 = torch.view_as_real(a.resolve_conj()).double() if a.is_complex() else a.double()
+        if not torch.equal(torch.isnan(e64), torch.isnan(a64)):
+            return f"output {{i}}: NaN positions differ"
+        close = torch.isclose(a64, e64, rtol=RTOL, atol=ATOL, equal_nan=True)
+        if not bool(close.all()):
+            diff = (a64 - e64).abs().nan_to_num(0.0)
+            return (f"output {{i}}: max abs diff {{float(diff.max()):.4g}}, {{int((~close).sum())}} of {{e.numel()}} elements "
+                    f"outside atol={{ATOL:g}} rtol={{RTOL:g}}")
+    return None
+
+
+def root_cause(exc):
+    """Follow __cause__, else __context__, to the innermost exception (what the survey reports)."""
+    seen, cur = {{id(exc)}}, exc
+    while True:
+        nxt = cur.__cause__ if cur.__cause__ is not None else cur.__context__
+        if nxt is None or id(nxt) in seen:
+            return cur
+        seen.add(id(nxt))
+        cur = nxt
+
+
+def type_name(exc):
+    t = type(exc)
+    return t.__qualname__ if t.__module__ in ("builtins", "__main__", None) else f"{{t.__module__}}.{{t.__qualname__}}"
+
+
+def failed(what, exc=None):
+    if exc is not None:
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+        root = root_cause(exc)
+        print(f"root cause: {{type_name(root)}}: {{' '.join(str(root).split())[:2000]}}")
+        print(f"opsweep-repro: {{what}} failed: {{type_name(root)}}: {{' '.join(str(root).split())[:400]}}")
+    else:
+        print(f"opsweep-repro: {{what}}")
+    sys.exit(1)
+
+
+print("versions:", versions())
+saved = torch.load(os.path.join(HERE, "inputs.pt"), weights_only=False)
+INPUTS, KWARGS = tuple(saved["inputs"]), saved["kwargs"]
+'''
+
+_TARGETS = {
+    "import": '''\
+import importlib
+
+target = importlib.import_module({module!r})
+for _part in {qualname!r}.split("."):
+    target = getattr(target, _part)
+''',
+    "wrapper": '''\
+import importlib
+
+fn = importlib.import_module({module!r})
+for _part in {qualname!r}.split("."):
+    fn = getattr(fn, _part)
+names = {names!r}
+fixed = torch.load(os.path.join(HERE, "fixed.pt"), weights_only=False)
+
+
+def target(*xs, **kwargs):
+    return {template}
+''',
+    "pickle": '''\
+target = torch.load(os.path.join(HERE, "target.pt"), weights_only=False)
+''',
+}
+
+_CALL = '''\
+METHOD = {method!r}
+
+
+class Case(torch.nn.Module):
+    """The call as opsweep makes it: target(*inputs, **kwargs) (or its method), outputs flattened."""
+
+    def __init__(self, flat):
+        super().__init__()
+        if isinstance(target, torch.nn.Module):
+            self.target = target
+        else:
+            self.__dict__["target"] = target
+        self.flat = flat
+
+    def forward(self, *xs):
+        fn = self.target if METHOD is None else getattr(self.target, METHOD)
+        out = fn(*xs, **KWARGS)
+        return tuple(flatten(out)) if self.flat else out
+
+
+def module(flat):
+    m = Case(flat)
+    return m.eval() if CHECK else m
+
+
+torch.manual_seed(0)
+with torch.no_grad():
+    expected = [t.detach().clone() for t in flatten(module(False)(*INPUTS))]
+print(f"eager: {{len(expected)}} outputs, shapes {{[list(t.shape) for t in expected]}}")
+'''
+
+_PATHS = {
+    "onnx": '''\
+import onnx
+import onnxruntime as ort
+
+print("capture: torch.onnx.export(module, inputs, dynamo=True, opset_version=18)")
+try:
+    program = torch.onnx.export(module(True), INPUTS, dynamo=True, opset_version=18, verbose=False)
+    if program is None:
+        raise RuntimeError("torch.onnx.export returned no program")
+    program.save(os.path.join(HERE, "model.onnx"))
+    model = program.model_proto
+except Exception as e:
+    failed("export", e)
+try:
+    onnx.checker.check_model(model, full_check=True)
+except Exception as e:
+    failed("checker", e)
+try:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+except Exception as e:
+    failed("ort-load", e)
+try:
+    feeds = {{spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(session.get_inputs(), INPUTS)}}
+    actual = list(session.run(None, feeds))
+except Exception as e:
+    failed("ort-run", e)
+problem = compare(expected, actual)
+if problem:
+    failed(f"mismatch (onnxruntime vs eager): {{problem}}")
+print("opsweep-repro: ok: the ONNX model matches eager")
+''',
+    "export": '''\
+print("capture: torch.export.export(module, inputs, strict=False)")
+try:
+    program = torch.export.export(module(True), INPUTS, strict=False)
+except Exception as e:
+    failed("export", e)
+try:
+    torch.manual_seed(0)
+    with torch.no_grad():
+        out = program.module()(*INPUTS)
+    actual = list(out) if isinstance(out, (tuple, list)) else [out]
+except Exception as e:
+    failed("run", e)
+problem = compare(expected, actual)
+if problem:
+    failed(f"mismatch (exported program vs eager): {{problem}}")
+print("opsweep-repro: ok: the exported program matches eager")
+''',
+    "compile": '''\
+import torch._dynamo
+
+print("capture: torch._dynamo.explain(module)(*inputs), then torch.compile(module, backend='inductor')")
+breaks = []
+try:
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    with torch.no_grad():
+        explained = torch._dynamo.explain(module(False))(*INPUTS)
+    for br in explained.break_reasons:
+        text = str(getattr(br, "reason", br)).strip().splitlines()[0] if str(getattr(br, "reason", br)).strip() else ""
+        if text and text not in breaks:
+            breaks.append(text)
+    count = max(0, int(explained.graph_break_count), len(explained.break_reasons))
+    print(f"explain: {{count}} graph break(s)")
+    for text in breaks:
+        print(f"  break reason: {{text}}")
+except Exception as e:
+    count = None
+    print(f"explain raised {{type(e).__name__}}: {{e}}")
+finally:
+    torch._dynamo.reset()
+try:
+    compiled = torch.compile(module(False), backend="inductor", fullgraph=False)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        actual = flatten(compiled(*INPUTS))
+except Exception as e:
+    failed("compile", e)
+problem = compare(expected, actual)
+if problem:
+    failed(f"mismatch (compiled vs eager): {{problem}}")
+if count:
+    failed(f"graph breaks: {{count}}: " + "; ".join(breaks))
+print("opsweep-repro: ok: the compiled module matches eager, no graph break")
+''',
+}
+
+_DISTS = {"onnx": ("onnx", "onnxscript", "onnxruntime", "numpy"), "export": ("numpy",), "compile": ("numpy",)}
+
+
+def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = None) -> list[str]:
+    """Write the reproducer of ``case`` through ``path`` into ``out_dir``; the files written."""
+    import torch
+
+    if path not in PATH_IDS:
+        raise ReproError(f"no reproducer for path {path!r} (known: {', '.join(PATH_IDS)})")
+    if case.skip:
+        raise ReproError(f"case {case.name!r} is skipped ({case.skip}): there is nothing to reproduce")
+    case = materialize(case)
+    plan = _target_plan(case)
+    lib = library or (getattr(case.target, "__module__", "") or "").split(".", 1)[0] or "the library"
+    kwargs_blob = _pickled({"inputs": [x.detach().clone() for x in case.inputs], "kwargs": dict(case.kwargs)},
+                           f"the inputs and keyword arguments of case {case.name!r}")
+    os.makedirs(out_dir, exist_ok=True)
+    files: list[str] = []
+
+    def put(name: str, data: bytes) -> None:
+        with open(os.path.join(out_dir, name), "wb") as fh:
+            fh.write(data)
+        files.append(name)
+
+    extra = ", onnx, onnxscript, onnxruntime" if path == "onnx" else ""
+    from opsweep import __version__ as tool
+
+    script = _HEADER.format(case=case.name, path=path, tool=tool, library=lib, extra=extra, atol=case.atol,
+                            rtol=case.rtol, check=case.check, dists=(lib, *_DISTS[path]))
+    if plan["kind"] == "pickle":
+        put("target.pt", plan["data"])
+        script += _TARGETS["pickle"]
+    elif plan["kind"] == "wrapper":
+        put("fixed.pt", plan["fixed"])
+        script += _TARGETS["wrapper"].format(**plan)
+    else:
+        script += _TARGETS["import"].format(**plan)
+    script += _CALL.format(method=case.method) + _PATHS[path].format()
+    put("inputs.pt", kwargs_blob)
+    if path == "onnx":
+        onnx_file = _export_onnx(case)
+        if onnx_file is not None:
+            put("model.onnx", onnx_file)
+    put("repro.py", script.encode())
+    return sorted(files)
+
+
+def _export_onnx(case: Case) -> bytes | None:
+    """The ONNX file the harness's export gives now, or None when it does not export."""
+    import torch
+
+    from opsweep.paths.base import make_module
+
+    try:
+        program = torch.onnx.export(make_module(case, flat_outputs=True), tuple(case.inputs), dynamo=True,
+                                    opset_version=18, verbose=False)
+        return None if program is None else program.model_proto.SerializeToString()
+    except Exception:  # noqa: BLE001 - the script shows the failure itself
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m opsweep.repro")
+    ap.add_argument("--registry", action="append", default=[], required=True)
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--path", required=True)
+    ap.add_argument("-o", "--out", required=True)
+    ap.add_argument("--library", default=None)
+    args = ap.parse_args(argv)
+    from opsweep.registry import load_registries
+
+    try:
+        loaded = {lc.case.name: lc.case for lc in load_registries(args.registry)}
+        if args.case not in loaded:
+            raise ReproError(f"no case named {args.case!r} in the registries given")
+        files = write_repro(loaded[args.case], args.path, args.out, library=args.library)
+    except (RegistryError, ReproError) as e:
+        print(json.dumps({"error": " ".join(str(e).split())}))
+        return 2
+    print(json.dumps({"files": files, "dir": args.out, "run": "python repro.py"}, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

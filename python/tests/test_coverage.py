@@ -1,0 +1,279 @@
+"""opsweep.coverage on a small library written into tmp_path: the public surface at any depth, the
+methods of public classes, what is set aside and why, and how cases cover functions, classes and
+methods. Real torch (nn.Module classes, tensor annotations)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import textwrap
+
+import pytest
+
+from opsweep import coverage
+
+LIB = {
+    "__init__.py": """
+        from deeplib.ops import double, Scale
+        __all__ = ["double", "Scale", "_hidden"]
+    """,
+    "ops.py": """
+        import torch
+
+        def double(x):
+            return x * 2
+
+        def _hidden(x):
+            return x
+
+        class Scale(torch.nn.Module):
+            def forward(self, x):
+                return x * 3
+    """,
+    "_impl/__init__.py": """
+        def private_module_function(x):
+            return x
+    """,
+    "sub/__init__.py": """
+        from deeplib.sub.deep.leaf import leaf_op
+    """,
+    "sub/deep/__init__.py": "",
+    "sub/deep/leaf.py": """
+        import dataclasses
+        import enum
+        from typing import TypedDict
+
+        import torch
+
+        def leaf_op(x: torch.Tensor) -> torch.Tensor:
+            return x + 1
+
+        def sizes(h: int, w: int) -> tuple[int, int]:
+            return h, w
+
+        def device_name(d: torch.device) -> str:
+            return str(d)
+
+        def untyped(x, k=2):
+            return x * k
+
+        class Mode(enum.Enum):
+            A = 1
+
+        class Cfg(TypedDict):
+            size: int
+
+        def default_cfg() -> Cfg:
+            return {"size": 3}
+
+        @dataclasses.dataclass
+        class Holder:
+            value: torch.Tensor
+
+        def make_holder(n: int) -> Holder:
+            return Holder(torch.zeros(n))
+
+        class Table:
+            def __init__(self, n: int, device: torch.device | None = None) -> None:
+                self.values = torch.arange(n, device=device)
+
+        class Loader:
+            def __init__(self, path: str) -> None:
+                self.path = path
+
+            def name(self) -> str:
+                return self.path
+
+        class Quat:
+            def __init__(self, data: torch.Tensor) -> None:
+                self.data = data
+
+            def __add__(self, other: "Quat") -> "Quat":
+                return Quat(self.data + other.data)
+
+            def __eq__(self, other: object) -> bool:
+                return True
+
+            def norm(self) -> torch.Tensor:
+                return self.data.norm()
+
+            @classmethod
+            def identity(cls, n: int) -> "Quat":
+                return cls(torch.ones(n))
+
+            @staticmethod
+            def helper(x: torch.Tensor) -> torch.Tensor:
+                return x
+
+            @property
+            def w(self) -> torch.Tensor:
+                return self.data[0]
+
+            def _private(self) -> torch.Tensor:
+                return self.data
+
+            def describe(self) -> str:
+                return "quat"
+
+            def unfinished(self, x: torch.Tensor) -> torch.Tensor:
+                raise NotImplementedError
+
+        class BlockBase(torch.nn.Module):
+            def apply_step(self, x: torch.Tensor) -> torch.Tensor:
+                return x
+
+            def shared(self, x: torch.Tensor) -> torch.Tensor:
+                return x * 2
+
+        class Block(BlockBase):
+            def apply_step(self, x: torch.Tensor) -> torch.Tensor:
+                return x + 1
+
+            def forward(self, x):
+                return self.apply_step(x)
+
+            def extra(self, x: torch.Tensor) -> torch.Tensor:
+                return x - 1
+    """,
+    "broken.py": """
+        raise ImportError("an optional dependency is missing")
+    """,
+}
+
+REGISTRY = """
+import torch
+import deeplib
+from deeplib.sub.deep import leaf
+from opsweep import case
+from opsweep.case import lazy
+
+
+class Wrap(torch.nn.Module):
+    def __init__(self, target, fn):
+        super().__init__()
+        self.__opsweep_target__ = target
+        self.fn = fn
+
+    def forward(self, *x):
+        return self.fn(*x)
+
+
+class WrapExtra(Wrap):
+    extra = Wrap.forward  # reachable as the method a case names
+
+
+CASES = [
+    case("double", "ops", deeplib.double, [torch.ones(2)]),
+    case("leaf_op", "deep", leaf.leaf_op, [torch.ones(2)], skip="a reason"),
+    case("Quat.norm", "deep", leaf.Quat(torch.ones(4)), [], method="norm"),
+    case("Quat.__add__", "deep", Wrap(leaf.Quat.__add__, lambda a, b: (leaf.Quat(a) + leaf.Quat(b)).data),
+         [torch.ones(4), torch.ones(4)]),
+    case("Quat.identity", "deep", Wrap(leaf.Quat, lambda: leaf.Quat.identity(4).data), [], method="forward"),
+    case("Block", "deep", lazy(leaf.Block), [torch.ones(2)]),
+    case("Block.extra", "deep", WrapExtra(leaf.Block, lambda x: leaf.Block().extra(x)), [torch.ones(2)], method="extra"),
+]
+NOT_SURVEYED = {"deeplib.sub.deep.leaf.make_holder": "a reason", "deeplib.sub.deep.leaf.sizes": "stale: a type"}
+"""
+
+
+@pytest.fixture()
+def deeplib(tmp_path, monkeypatch):
+    for rel, text in LIB.items():
+        p = tmp_path / "deeplib" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    reg = tmp_path / "cases_deep.py"
+    reg.write_text(REGISTRY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield reg
+    for name in [m for m in sys.modules if m == "deeplib" or m.startswith("deeplib.")]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
+
+
+def _names(rows):
+    return sorted(r["name"] for r in rows)
+
+
+def test_surface_reaches_every_depth_once_and_skips_private_paths(deeplib):
+    surface = coverage.public_surface("deeplib")
+    names = {e.name: e.kind for e in surface.operators.values()}
+    # re-exported names are counted once, under the shortest public path
+    assert names["deeplib.double"] == "function" and "deeplib.ops.double" not in names
+    assert "deeplib.sub.leaf_op" in names and "deeplib.sub.deep.leaf.leaf_op" not in names
+    assert "deeplib.sub.deep.leaf.untyped" in names  # unannotated: counted
+    assert not any("_impl" in n or "_hidden" in n or "private" in n for n in names)
+    # a module that fails to import is reported, not dropped silently
+    assert [u["module"] for u in surface.unimportable] == ["deeplib.broken"]
+    assert "an optional dependency is missing" in surface.unimportable[0]["error"]
+
+
+def test_methods_of_public_classes_are_operators(deeplib):
+    names = {e.name: e.kind for e in coverage.public_surface("deeplib").operators.values()}
+    q = "deeplib.sub.deep.leaf.Quat"
+    assert {n for n in names if n.startswith(q + ".")} == {f"{q}.__add__", f"{q}.norm", f"{q}.identity", f"{q}.helper"}
+    assert names[f"{q}.norm"] == "method"
+    b = "deeplib.sub.deep.leaf.Block"
+    assert f"{b}.extra" in names and f"{b}.forward" not in names
+    # an inherited library method is counted once, under the class that defines it
+    assert "deeplib.sub.deep.leaf.BlockBase.shared" in names and f"{b}.shared" not in names
+
+
+def test_what_is_set_aside_and_why(deeplib):
+    kinds = {t["name"]: t["kind"] for t in coverage.public_surface("deeplib").not_operators}
+    leaf = "deeplib.sub.deep.leaf"
+    assert kinds[f"{leaf}.sizes"] == "no tensor in its signature"
+    assert kinds[f"{leaf}.device_name"] == "no tensor in its signature"
+    assert kinds[f"{leaf}.default_cfg"] == "no tensor in its signature"  # returns a typed dict of ints
+    assert kinds[f"{leaf}.Loader"] == "no tensor in its signature"
+    assert kinds[f"{leaf}.Quat.describe"] == "no tensor in its signature"
+    assert kinds[f"{leaf}.Quat.unfinished"].startswith("abstract stub")
+    assert kinds[f"{leaf}.Block.apply_step"].startswith("hook")  # an nn.Module override of a library base method
+    assert kinds[f"{leaf}.Mode"] == "enum" and kinds[f"{leaf}.Cfg"] == "typed dict" and kinds[f"{leaf}.Holder"] == "dataclass"
+    names = {e.name for e in coverage.public_surface("deeplib").operators.values()}
+    assert f"{leaf}.make_holder" in names  # returns a record that holds a tensor
+    assert f"{leaf}.Table" in names  # its constructor takes a device: it allocates tensors
+    assert f"{leaf}.Quat.w" not in names and f"{leaf}.Quat.__eq__" not in names and f"{leaf}.Quat._private" not in names
+
+
+def test_cases_cover_functions_classes_methods_and_lazy_targets(deeplib):
+    report = coverage.coverage_report("deeplib", [str(deeplib)])
+    covered = _names(report["covered_names"])
+    leaf = "deeplib.sub.deep.leaf"
+    assert covered == sorted([
+        "deeplib.double",
+        f"{leaf}.Block",  # a lazy target, by what it declares it builds
+        f"{leaf}.Block.extra",  # method= on the class a wrapper names
+        f"{leaf}.Quat",  # the class of an instance target
+        f"{leaf}.Quat.__add__",  # a wrapper naming the method's function
+        f"{leaf}.Quat.norm",  # method= on an instance
+    ])
+    assert _names(report["skipped"]) == ["deeplib.sub.leaf_op"]
+    assert _names(report["not_surveyed"]) == [f"{leaf}.make_holder"]
+    assert report["stale_not_surveyed"] == [f"{leaf}.sizes"]
+    missing = {m["name"]: m for m in report["missing"]}
+    assert f"{leaf}.Quat.identity" in missing  # method="forward" on the wrapper surveys the wrapper's forward, not identity
+    assert missing[f"{leaf}.Quat.identity"]["module"] == leaf and missing[f"{leaf}.Quat.identity"]["kind"] == "method"
+    total = report["total"]
+    assert report["probed_share"] == pytest.approx(len(covered) / total)
+    assert report["share"] == pytest.approx((len(covered) + 1) / total)
+    pkg = report["by_package"]
+    assert pkg["deeplib.sub"]["total"] == sum(1 for n in [*covered, *missing, "deeplib.sub.leaf_op", f"{leaf}.make_holder"]
+                                              if n.startswith("deeplib.sub"))
+    assert sum(p["total"] for p in pkg.values()) == total
+
+
+def test_depth_limits_the_modules_walked(deeplib):
+    shallow = {e.name for e in coverage.public_surface("deeplib", depth=1).operators.values()}
+    assert "deeplib.sub.leaf_op" in shallow  # reachable through deeplib.sub
+    assert not any(n.startswith("deeplib.sub.deep.leaf.") for n in shallow)
+
+
+def test_main_prints_json_and_reports_broken_registries(deeplib, capsys):
+    assert coverage.main(["--library", "deeplib", "--registry", str(deeplib)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["library"] == "deeplib" and report["depth"] is None
+    deeplib.write_text("raise ValueError('boom')\n")
+    assert coverage.main(["--library", "deeplib", "--registry", str(deeplib)]) == 2
+    assert "boom" in json.loads(capsys.readouterr().out)["error"]

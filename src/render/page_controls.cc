@@ -1,0 +1,87 @@
+#include "render/page_controls.h"
+
+#include <fmt/core.h>
+
+#include "core/status.h"
+#include "render/escape.h"
+#include "util/embedded.h"
+
+namespace opsweep::render {
+
+const std::string_view* PageAsset(std::string_view name) {
+  for (const EmbeddedFile& file : embedded_assets::files()) {
+    if (file.name == name) return &file.data;
+  }
+  return nullptr;
+}
+
+std::string ControlsHtml(const ViewModel& vm) {
+  std::string out = "<div class=\"controls\" role=\"search\">\n";
+  out +=
+      "<label class=\"vh\" for=\"q\">Search operators, variants and reasons</label>\n"
+      "<input id=\"q\" type=\"search\" placeholder=\"Search operators and reasons  ( / )\" "
+      "autocomplete=\"off\" spellcheck=\"false\">\n"
+      "<label class=\"vh\" for=\"f\">Show</label>\n<select id=\"f\">\n";
+  std::string group;
+  for (const FilterOption& option : vm.filters) {
+    if (option.group != group) {
+      if (!group.empty()) out += "</optgroup>\n";
+      group = option.group;
+      if (!group.empty()) out += "<optgroup label=\"" + HtmlEscape(group) + "\">\n";
+    }
+    out += fmt::format("<option value=\"{}\">{} ({})</option>\n", HtmlEscape(option.value), HtmlEscape(option.label),
+                       FormatCount(option.count));
+  }
+  if (!group.empty()) out += "</optgroup>\n";
+  out += "</select>\n</div>\n";
+  out += fmt::format("<output id=\"count\" aria-live=\"polite\">{} configurations</output>\n",
+                     FormatCount(vm.configurations));
+  return out;
+}
+
+std::string ConfigScriptHtml(const ViewModel& vm) {
+  std::string out = "<script type=\"application/json\" id=\"opsweep-config\">{\"paths\":[";
+  for (std::size_t p = 0; p < vm.paths.size(); ++p) {
+    if (p > 0) out += ',';
+    out += ScriptJsonString(vm.paths[p].id);
+  }
+  // The status tokens the script's filters group: said here once (core/status.h), not in the script.
+  auto tokens = [](bool (*predicate)(Status)) {
+    std::string list;
+    for (Status status : kAllStatuses) {
+      if (!predicate(status)) continue;
+      if (!list.empty()) list += ',';
+      list += ScriptJsonString(StatusToken(status));
+    }
+    return list;
+  };
+  out += fmt::format("],\"total\":{},\"supported\":[{}],\"failure\":[{}],\"caveat\":[{},{}]}}</script>\n",
+                     vm.configurations, tokens(IsSupported), tokens(IsFailure),
+                     ScriptJsonString(StatusToken(Status::ok_static)), ScriptJsonString(StatusToken(Status::ok_recompiles)));
+  return out;
+}
+
+std::string RowDataAttributes(const ViewModel& vm, const RowView& row) {
+  std::string statuses;
+  for (const CellView& cell : row.cells) {
+    if (!statuses.empty()) statuses += ' ';
+    statuses += cell.token;
+  }
+  std::string subs;  // every sub-verdict the row holds, shown or not: "onnx/openvino:fail ..."
+  for (const CellView& cell : row.cells) {
+    for (const MarkView& mark : cell.marks) {
+      if (!subs.empty()) subs += ' ';
+      subs += vm.subverdicts[mark.sub].key + ":" + mark.token;
+    }
+  }
+  std::string history;  // the history filters' tokens
+  for (const auto& [flag, token] : {std::pair{row.changed, "changed"}, {row.since, "since"}, {row.broken, "broken"}}) {
+    if (flag) history += history.empty() ? token : std::string(" ") + token;
+  }
+  return fmt::format(" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{}{} data-q=\"{}\"", HtmlEscape(row.name),
+                     HtmlEscape(statuses), row.graph_breaks, subs.empty() ? "" : " data-v=\"" + HtmlEscape(subs) + "\"",
+                     row.fresh_unchecked ? " data-nf=\"1\"" : "", history.empty() ? "" : " data-h=\"" + history + "\"",
+                     HtmlEscape(row.search_text));
+}
+
+}  // namespace opsweep::render
