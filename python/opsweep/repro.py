@@ -42,6 +42,8 @@ from typing import Any
 
 from opsweep.case import Case, RegistryError, materialize
 
+# The paths a reproducer can be written for: those that declare it (PathSpec.reproducible), each
+# with its template in _PATHS (python/tests/test_repro.py holds the two lists equal).
 PATH_IDS = ("onnx", "export", "compile")
 
 

@@ -133,3 +133,17 @@ def test_targets_a_script_cannot_rebuild_are_refused(tmp_path):
         repro.write_repro(case("skipped", "g", torch.sin, [torch.ones(2)], skip="no"), "export", str(tmp_path))
     with pytest.raises(repro.ReproError, match="no reproducer for path"):
         repro.write_repro(case("sin", "g", torch.sin, [torch.ones(2)]), "tract", str(tmp_path))
+
+
+def test_the_paths_that_declare_a_reproducer_are_the_ones_it_writes():
+    # the page shows `opsweep repro ... --path P` only for paths whose description says reproducible:
+    # each of them must have a template, and a path without one must not claim it
+    from opsweep.paths import PATHS, describe_paths
+
+    declared = {s.id for s in PATHS.values() if s.reproducible}
+    assert declared == set(repro.PATH_IDS) == set(repro._PATHS)
+    described = {d["id"]: d.get("reproducible", False) for d in describe_paths()}
+    assert {p for p, yes in described.items() if yes} == declared
+    assert "export-dynamic" in described and not described["export-dynamic"]
+    with pytest.raises(repro.ReproError, match="no reproducer for path 'export-dynamic'"):
+        repro.write_repro(None, "export-dynamic", "unused")  # refused before the case is looked at

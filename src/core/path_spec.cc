@@ -87,6 +87,10 @@ bool ParsePathSpec(const json& j, PathSpecForm form, PathSpec* out, std::string*
     if (!group->is_string()) return r.Fail("'group' is not a string");
     out->group = group->get<std::string>();
   }
+  if (auto repro = j.find("reproducible"); repro != j.end() && !repro->is_null()) {
+    if (!repro->is_boolean()) return r.Fail("'reproducible' is not true or false");
+    out->reproducible = repro->get<bool>();
+  }
   auto subs = j.find("subverdicts");
   if (subs == j.end() || !subs->is_array()) return r.Fail("'subverdicts' is missing or not a list");
   std::set<std::string> sub_ids;
@@ -155,6 +159,7 @@ json PathSpecSnapshotJson(const PathSpec& path) {
   json out = {{"id", path.id},       {"title", path.title}, {"label", path.label}, {"description", path.description},
               {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
   if (!path.group.empty()) out["group"] = path.group;  // optional: ungrouped paths keep their bytes
+  if (path.reproducible) out["reproducible"] = true;    // optional, likewise
   return out;
 }
 

@@ -45,6 +45,7 @@ struct PathSpec {
   int order = 100;                          // position among the paths (then by id)
   std::string group;                        // a heading over the page's columns of the paths that share it
                                             // ("dynamic shapes"); "" for none. Optional in both forms.
+  bool reproducible = false;                // `opsweep repro` writes scripts for its failures. Optional in both forms.
   std::optional<double> expected_seconds;   // hello form only: the scheduler's guess for a new job
   std::string harness;                      // hello form only: digest of the harness code the path runs
   bool operator==(const PathSpec&) const = default;

@@ -174,7 +174,7 @@ struct OperatorKey {
 std::vector<PathView> MakePathViews(const Snapshot& snapshot) {
   std::vector<PathView> out;
   for (const PathSpec& p : snapshot.paths) {
-    out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description), OneLine(p.group)});
+    out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description), OneLine(p.group), p.reproducible});
   }
   return out;
 }
@@ -460,7 +460,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
       row.details.push_back(std::move(*line));
       target = &row.details.back();
     }
-    if (WantsRepro(outcome.status)) target->repro.push_back(ReproCommand(record.name, paths[p].id));
+    if (paths[p].reproducible && WantsRepro(outcome.status)) target->repro.push_back(ReproCommand(record.name, paths[p].id));
   }
   for (DetailLine& line : row.details) line.paths_label = JoinLabels(line.paths, paths);
   row.sub_summary = SubSummary(failing, differing);

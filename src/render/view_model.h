@@ -47,6 +47,7 @@ struct PathView {
   std::string short_label;  // "ONNX", "export": used where reasons of several paths merge
   std::string description;  // what the probe does, one sentence
   std::string group;        // the heading over its column ("dynamic shapes"); "" for none
+  bool reproducible = false;  // `opsweep repro` writes scripts for its failures: details show the command
 };
 
 // One sub-verdict the snapshot's paths describe, in the order of the paths and their descriptions.

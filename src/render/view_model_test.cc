@@ -206,6 +206,23 @@ TEST(ViewModelTest, AFailureDetailCarriesTheReproCommandOfEachFailingPath) {
             std::string::npos);
 }
 
+TEST(ViewModelTest, OnlyAPathThatDeclaresAReproducerShowsTheCommand) {
+  // `opsweep repro` writes scripts for the paths whose description says reproducible; a command
+  // the verb would refuse (a dynamic-shape path) is never shown.
+  Snapshot snapshot = Base();
+  for (PathSpec& path : snapshot.paths) {
+    if (path.id == "export") path.reproducible = false;
+  }
+  Record record = MakeRecord("RandomCrop[p=0.5][random]", "augmentation", "", kFail, kFail, kFail);
+  for (const char* path : {"onnx", "export", "compile"}) record.paths[path].detail = "a Python branch depends on tensor values";
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  ASSERT_EQ(row.details.size(), 1u);
+  EXPECT_EQ(row.details[0].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path onnx",
+                                                            "opsweep repro 'RandomCrop[p=0.5][random]' --path compile"}));
+}
+
 TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWords) {
   Snapshot snapshot = Base();
   snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};

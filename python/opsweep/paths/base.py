@@ -513,6 +513,9 @@ class PathSpec:
     subverdicts: tuple[SubVerdict, ...] | Callable[[], tuple[SubVerdict, ...]] = ()
     uses: tuple[str, ...] = ()  # other harness modules this path runs, e.g. ("opsweep.paths.onnx",)
     group: str = ""  # a heading over the page's columns of the paths that share it ("dynamic shapes")
+    # `opsweep repro` can write a standalone script for this path's failures (opsweep/repro.py has
+    # its template); the page shows the repro command only for such paths
+    reproducible: bool = False
     module: str = ""  # set by discovery: the module that defines the spec
 
     def subverdict_list(self) -> tuple[SubVerdict, ...]:
@@ -533,4 +536,5 @@ class PathSpec:
             "subverdicts": [s.describe() for s in self.subverdict_list()],
             "harness": harness,
             **({"group": self.group} if self.group else {}),
+            **({"reproducible": True} if self.reproducible else {}),
         }

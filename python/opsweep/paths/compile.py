@@ -114,4 +114,5 @@ PATH = PathSpec(
     expected_seconds=20,
     probe=probe_compile,
     order=30,
+    reproducible=True,
 )

@@ -43,4 +43,5 @@ PATH = PathSpec(
     expected_seconds=3,
     probe=probe_export,
     order=20,
+    reproducible=True,
 )

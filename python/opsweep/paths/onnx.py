@@ -255,6 +255,7 @@ PATH = PathSpec(
     probe=probe_onnx,
     env=_env,
     order=10,
+    reproducible=True,
     subverdicts=_subverdicts,
     uses=("opsweep.runtimes",),
 )
