@@ -200,7 +200,7 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-class _Slot:
+class _ReplayedInput:
     """Where the i-th tensor input goes in a replayed call."""
 
     def __init__(self, i: int):
@@ -218,7 +218,7 @@ def _rebuild(value: tuple, items: list) -> tuple:
 def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
     if isinstance(value, torch.Tensor):
         tensors.append(value)
-        return _Slot(len(tensors) - 1)
+        return _ReplayedInput(len(tensors) - 1)
     if isinstance(value, tuple):
         return _rebuild(value, [_split(v, tensors) for v in value])
     if isinstance(value, list):
@@ -229,7 +229,7 @@ def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
 
 
 def _fill(value: Any, inputs: tuple) -> Any:
-    if isinstance(value, _Slot):
+    if isinstance(value, _ReplayedInput):
         return inputs[value.i]
     if isinstance(value, tuple):
         return _rebuild(value, [_fill(v, inputs) for v in value])
