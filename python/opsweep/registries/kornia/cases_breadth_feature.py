@@ -12,6 +12,10 @@ Networks are randomly initialised (nothing is downloaded). DINOv2's large and gi
 probed on the released architecture cut to its first two blocks (``truncated``: built on the meta
 device, materialised with random values); torchvision-style VGG builders are built only when the
 harness copies the case (``Lazy``), so that no worker holds all of them.
+
+Fresh inputs: a structured input (intrinsics, a relative pose, a 0/1 inlier mask, junctions and the
+segments between them, a PCA model) gets a second value of the same kind; the others are redrawn by
+the harness.
 """
 
 from __future__ import annotations
@@ -66,10 +70,10 @@ from kornia.feature.sold2 import backbones as SB
 from kornia.feature.sold2 import sold2 as S2
 from kornia.feature.sold2 import sold2_detector as SD
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
+from kornia.geometry.conversions import axis_angle_to_rotation_matrix as KG_axis_angle
 
-from opsweep import case
 from opsweep.registries.kornia._breadth import Call, lazy_built, lazy_call, _key, method_function, record, record_many, replay, seeded, truncated
-from opsweep.registries.kornia._common import Built, detector_image, rand, randint, randn
+from opsweep.registries.kornia._common import FRESH_OFFSET, Built, case, detector_image, rand, randint, randn, structured
 
 RI = "random init"
 CASES: list = []
@@ -78,9 +82,10 @@ H, W = 64, 80
 DET = detector_image()
 
 
-def step(name, group, target, calls, *, returns="result", note="", surveyed=None, **kw):
+def step(name, group, target, calls, *, returns="result", note="", surveyed=None, fresh=None, **kw):
     """A case for ``target`` (a function, or ``(cls, "method")``) on the arguments of its call in a
-    real run (``calls``: what ``record_many`` kept of that run). LookupError when it had no call."""
+    real run (``calls``: what ``record_many`` kept of that run). LookupError when it had no call.
+    ``fresh(inputs)`` gives the case's own fresh set where an input has structure."""
     if isinstance(target, tuple):
         cls, meth = target
         fn = method_function(cls, meth)
@@ -92,6 +97,8 @@ def step(name, group, target, calls, *, returns="result", note="", surveyed=None
     if got is None:
         raise LookupError(f"{name}: no call in the recorded run")
     module, inputs = replay(surveyed, fn, got[0], got[1], returns=returns)
+    if fresh is not None:
+        kw["fresh_inputs"] = fresh(inputs)
     add(case(name, group, module, inputs, note=note or "the arguments of its call in a real run", **kw))
 
 
@@ -152,9 +159,19 @@ _ADALAM_CALLS = record_many([AC.adalam_core, AC.select_seeds, AC.extract_neighbo
 
 for _fn in (AC.adalam_core, AC.select_seeds, AC.extract_neighborhood_sets, AC.extract_local_patterns):
     step(f"adalam.core.{_fn.__name__}", G, _fn, _ADALAM_CALLS, note="the arguments of its call in match_adalam on 40 matching LAFs")
+
+
+def _other_inliers(inputs):
+    """group_sum_and_cumsum's scores are a 0/1 inlier mask: another one of the same density (the group indices kept)."""
+    scores, *rest = inputs
+    other = (rand(*scores.shape, seed=1150 + FRESH_OFFSET) < float(scores.mean())).to(scores.dtype)
+    return (other, *[t.clone() for t in rest])
+
+
 for _fn, _random in ((AR.ransac, False), (AR.group_sum_and_cumsum, False),
                      (AR.sample_padded_inliers, False), (AR.stable_sort_residuals, False)):
     step(f"adalam.ransac.{_fn.__name__}", G, _fn, _ADALAM_CALLS, check=not _random,
+         fresh=_other_inliers if _fn is AR.group_sum_and_cumsum else None,
          note="the arguments of its call in match_adalam")
 for _fn, _random in ((AU.arange_sequence, False), (AU.batch_2x2_Q, False), (AU.batch_2x2_det, False), (AU.batch_2x2_ellipse, False),
                      (AU.batch_2x2_inv, False), (AU.batch_2x2_invQ, False), (AU.dist_matrix, False),
@@ -528,9 +545,21 @@ add(case("loftr.resnet_fpn.conv1x1", G, Built(LFR.conv1x1, seeded(1119, LFR.conv
 add(case("loftr.resnet_fpn.conv3x3", G, Built(LFR.conv3x3, seeded(1121, LFR.conv3x3, 8, 16, 2)), [rand(1, 8, 8, 8, seed=1120)], note=RI))
 
 # supervision (training targets from depth and relative pose)
-_K = torch.tensor([[[40.0, 0.0, 40.0], [0.0, 40.0, 32.0], [0.0, 0.0, 1.0]]])
-_T01 = torch.eye(4).unsqueeze(0).clone()
-_T01[0, 0, 3] = 0.1
+_K = structured(torch.tensor([[[40.0, 0.0, 40.0], [0.0, 40.0, 32.0], [0.0, 0.0, 1.0]]]),
+                torch.tensor([[[42.0, 0.0, 41.0], [0.0, 41.0, 31.0], [0.0, 0.0, 1.0]]]))
+
+
+def _relative_pose(second=False):
+    t = torch.eye(4).unsqueeze(0).clone()
+    if second:
+        t[0, :3, :3] = KG_axis_angle(torch.tensor([[0.01, -0.02, 0.015]]))[0]
+        t[0, :3, 3] = torch.tensor([-0.08, 0.05, 0.03])
+    else:
+        t[0, 0, 3] = 0.1
+    return t
+
+
+_T01 = structured(_relative_pose(), _relative_pose(second=True))
 _DEPTH = rand(1, H, W, seed=1122, low=2.0, high=4.0)
 
 
@@ -615,23 +644,36 @@ for _m in _LSD_STEPS:
          note="its call in LineSegmentDetectionModule.detect on five junctions and a heatmap with three segments drawn")
 add(case("sold2.LineSegmentDetectionModule.refine_heatmap_local", G, _LSD, [_JH], method="refine_heatmap_local",
          note="the heatmap with three segments"))
-_LM = torch.zeros(5, 5)
-_LM[0, 1] = _LM[1, 0] = _LM[2, 3] = _LM[3, 2] = 1.0
+
+
+def _line_map(pairs, n=5):
+    """The symmetric 0/1 adjacency of ``n`` junctions with the given segments."""
+    lm = torch.zeros(n, n)
+    for i, j in pairs:
+        lm[i, j] = lm[j, i] = 1.0
+    return lm
+
+
+_LM = _line_map([(0, 1), (2, 3)])
+# the second set of the junction cases: five other junctions (in the 64x64 image), two other segments between them
+_J_F = torch.tensor([[12.0, 8.0], [14.0, 50.0], [44.0, 12.0], [52.0, 56.0], [24.0, 34.0]])
+_LM_F = _line_map([(0, 2), (1, 3)])
+_JH_F = _line_heatmap(_J_F, [(0, 2), (1, 3)])
 _LSDJ = SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True))
 _CH = rand(4, 16, seed=1138, high=62.0)
 _CW = rand(4, 16, seed=1139, high=62.0)
 add(case("sold2.LineSegmentDetectionModule.detect_bilinear", G, _LSDJ, [_JH, _CH, _CW], method="detect_bilinear",
          note="4 candidate segments of 16 samples on a 64x64 heatmap"))
 add(case("sold2.LineSegmentDetectionModule.segments_to_line_map", G, _LSDJ, [_J, torch.stack([_J[[0, 1]], _J[[2, 3]]])],
-         method="segments_to_line_map", fresh_inputs="segments are pairs of the given junctions (exact equality)",
+         method="segments_to_line_map", fresh_inputs=(_J_F, torch.stack([_J_F[[0, 2]], _J_F[[1, 3]]])),
          note="two segments between five junctions"))
 add(case("sold2.LineSegmentDetectionModule.refine_junction_perturb", G,
          Call(method_function(SD.LineSegmentDetectionModule, "refine_junction_perturb"),
               lambda j, lm, h: SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True)).refine_junction_perturb(
                   j, lm, h, 64, 64, j.device)), [_J, _LM, _JH],
-         fresh_inputs="junction coordinates and a line map with structure", note="five junctions, two segments, their heatmap"))
+         fresh_inputs=(_J_F, _LM_F, _JH_F), note="five junctions, two segments, their heatmap"))
 add(case("sold2.prob_to_junctions", G, SD.prob_to_junctions, [_JH], kwargs={"dist": 8, "prob_thresh": 0.5, "top_k": 20}))
-add(case("sold2.line_map_to_segments", G, SD.line_map_to_segments, [_J, _LM.int()], fresh_inputs="a line map (0 / 1 adjacency)"))
+add(case("sold2.line_map_to_segments", G, SD.line_map_to_segments, [_J, _LM.int()], fresh_inputs=(_J_F, _LM_F.int())))
 _SEG = torch.tensor([[[10.0, 10.0], [10.0, 54.0]], [[40.0, 10.0], [50.0, 54.0]], [[20.0, 20.0], [50.0, 20.0]]])
 _DESC = randn(1, 128, 16, 16, seed=1133)
 _WLM = S2.WunschLineMatcher()
@@ -689,8 +731,16 @@ add(case("mkd.ExplicitSpacialEncoding.get_gmask", G, Call(MKD.ExplicitSpacialEnc
          [torch.zeros(1)]))
 add(case("mkd.ExplicitSpacialEncoding.init_kron", G, Call(MKD.ExplicitSpacialEncoding.init_kron, lambda x: [t + x for t in _ESE.init_kron()]),
          [torch.zeros(1)]))
-_WHM = {"pca": {"mean": randn(64, seed=1142, scale=0.1), "eigvecs": torch.linalg.qr(randn(64, 64, seed=1143))[0],
-                "eigvals": rand(64, seed=1144, low=0.1, high=2.0).sort(descending=True).values}}
+
+
+def _pca(offset=0):
+    """A random PCA model: a mean, orthonormal eigenvectors, positive eigenvalues in descending order."""
+    return {"mean": randn(64, seed=1142 + offset, scale=0.1), "eigvecs": torch.linalg.qr(randn(64, 64, seed=1143 + offset))[0],
+            "eigvals": rand(64, seed=1144 + offset, low=0.1, high=2.0).sort(descending=True).values}
+
+
+_WHM = {"pca": _pca()}
+_WHM_F = _pca(FRESH_OFFSET)
 blk("mkd.Whitening", G, MKD.Whitening("pcawt", _WHM, in_dims=64, output_dims=32), [randn(8, 64, seed=1145)],
     note="a random PCA whitening model (orthonormal eigenvectors)")
 add(case("mkd.Whitening.load_whitening_parameters", G,
@@ -698,7 +748,7 @@ add(case("mkd.Whitening.load_whitening_parameters", G,
               lambda m, e, v, x: (MKD.Whitening("pcaws", None, 64, 32).load_whitening_parameters({"pca": {"mean": m, "eigvecs": e, "eigvals": v}}), None)[1]
               or MKD.Whitening("pcaws", {"pca": {"mean": m, "eigvecs": e, "eigvals": v}}, 64, 32)(x)),
          [_WHM["pca"]["mean"], _WHM["pca"]["eigvecs"], _WHM["pca"]["eigvals"], randn(8, 64, seed=1145)],
-         fresh_inputs="eigenvectors and sorted eigenvalues with structure",
+         fresh_inputs=(_WHM_F["mean"], _WHM_F["eigvecs"], _WHM_F["eigvals"], randn(8, 64, seed=1145 + FRESH_OFFSET)),
          note="the parameters loaded (tensors as graph inputs), then the whitening applied"))
 
 
