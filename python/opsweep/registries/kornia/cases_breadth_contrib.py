@@ -100,12 +100,17 @@ _KL, _KR = _shifted_views()
 _MASK_PANO = torch.ones(1, 3, 64, 160)
 _MASK_PANO[..., 130:] = 0.0
 _PANO = rand(1, 3, 64, 160, seed=1320)
-# Fresh sets of the steps whose inputs have structure: other correspondences of the same shift, another 0/1
-# blending mask, another panorama with the same coverage (its crop, and so the output's shape, follows the mask).
+# Fresh sets: the views of another scene (a uniform redraw of two views has nothing to match), other
+# correspondences of the same shift, another 0/1 blending mask, another panorama with the same coverage (its
+# crop, and so the output's shape, follows the mask).
+_SCENE_F = _scene(seed=100 + FRESH_OFFSET)  # another scene, seen by the same two overlapping views
+_LEFT_F, _RIGHT_F = _SCENE_F[..., :80].contiguous(), _SCENE_F[..., 40:120].contiguous()
 _ST_FRESH = {
+    "preprocess": (_LEFT_F, _RIGHT_F),
+    "on_matcher": (_LEFT_F.mean(1, keepdim=True), _RIGHT_F.mean(1, keepdim=True)),
+    "stitch_pair": (_LEFT_F, _RIGHT_F),
     "estimate_transform": (*_shifted_views(FRESH_OFFSET), torch.zeros(30, dtype=torch.long)),
-    "blend_image": (_scene(seed=100 + FRESH_OFFSET)[..., :80].contiguous(), _scene(seed=100 + FRESH_OFFSET)[..., 40:120].contiguous(),
-                    (rand(1, 3, 64, 80, seed=1319 + FRESH_OFFSET) > 0.5).float()),
+    "blend_image": (_LEFT_F, _RIGHT_F, (rand(1, 3, 64, 80, seed=1319 + FRESH_OFFSET) > 0.5).float()),
     "postprocess": (rand(1, 3, 64, 160, seed=1320 + FRESH_OFFSET), _MASK_PANO.clone()),
 }
 G_ST = "contrib.stitching"
@@ -187,7 +192,9 @@ add(case("visual_prompter.VisualPrompter.set_image", G,
          note=f"{RI}; the image embeddings it stores"))
 add(case("visual_prompter.VisualPrompter.predict", G,
          lazy_call(meth(VP.VisualPrompter, "predict"), _vp, lambda v, x, b: (v.set_image(x), v.predict(boxes=b))[1]),
-         [_VPIMG, torch.tensor([[10.0, 8.0, 50.0, 40.0]])], note=f"{RI}; a box prompt"))
+         [_VPIMG, torch.tensor([[10.0, 8.0, 50.0, 40.0]])], fresh_inputs=(rand(3, 64, 80, seed=1334 + FRESH_OFFSET),
+                                                           torch.tensor([[14.0, 6.0, 46.0, 44.0]])),
+         note=f"{RI}; a box prompt (x1 < x2, y1 < y2; another box in the fresh set)"))
 add(case("visual_prompter.VisualPrompter.preprocess_image", G, lazy_call(meth(VP.VisualPrompter, "preprocess_image"), _vp,
                                                                           lambda v, x: v.preprocess_image(x)), [_VPIMG[None]]))
 add(case("visual_prompter.VisualPrompter.preprocess_prompts", G,

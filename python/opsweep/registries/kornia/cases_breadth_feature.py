@@ -72,7 +72,8 @@ from kornia.feature.sold2 import sold2_detector as SD
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
 from kornia.geometry.conversions import axis_angle_to_rotation_matrix as KG_axis_angle
 
-from opsweep.registries.kornia._breadth import Call, lazy_built, lazy_call, _key, method_function, record, record_many, replay, seeded, truncated
+from opsweep.registries.kornia._breadth import (Call, _key, fresh_replay, lazy_built, lazy_call, method_function, record, record_many, replay,
+                                                seeded, truncated)
 from opsweep.registries.kornia._common import FRESH_OFFSET, Built, case, detector_image, rand, randint, randn, structured
 
 RI = "random init"
@@ -713,17 +714,28 @@ _MKDD = KF.MKDDescriptor(whitening=None)
 _PATCH = rand(6, 1, 32, 32, seed=1140)
 
 
-def _mkd():
-    return _MKDD(_PATCH)
+def _mkd(patch=_PATCH):
+    return _MKDD(patch)
 
 
-_MKD_CALLS = record_many([(MKD.MKDGradients, "forward"), (MKD.EmbedGradients, "forward"), (MKD.VonMisesKernel, "forward"), (MKD.ExplicitSpacialEncoding, "forward"), (MKD.EmbedGradients, "emb_mags")], _mkd, missing="skip")
+_MKD_T = [(MKD.MKDGradients, "forward"), (MKD.EmbedGradients, "forward"), (MKD.VonMisesKernel, "forward"),
+          (MKD.ExplicitSpacialEncoding, "forward"), (MKD.EmbedGradients, "emb_mags")]
+_MKD_CALLS = record_many(_MKD_T, _mkd, missing="skip")
+# the second run, on other patches: each stage's input is what the previous stage makes of them (magnitudes
+# stay non-negative, angles in range), where a uniform redraw of a stacked (magnitude, angle) input is not
+_MKD_CALLS_F = record_many(_MKD_T, lambda: _mkd(rand(6, 1, 32, 32, seed=1140 + FRESH_OFFSET)), missing="skip")
+
+
+def _mkd_fresh(target):
+    return lambda inputs: fresh_replay(f"mkd.{target[0].__name__}.{target[1]}", inputs, *_MKD_CALLS_F[_key(target)])
 
 
 for _cls in (MKD.MKDGradients, MKD.EmbedGradients, MKD.VonMisesKernel, MKD.ExplicitSpacialEncoding):
-    step(f"mkd.{_cls.__name__}", G, (_cls, "forward"), _MKD_CALLS, note="its call inside MKDDescriptor(whitening=None)")
+    step(f"mkd.{_cls.__name__}", G, (_cls, "forward"), _MKD_CALLS, fresh=_mkd_fresh((_cls, "forward")),
+         note="its call inside MKDDescriptor(whitening=None)")
 try:
-    step("mkd.EmbedGradients.emb_mags", G, (MKD.EmbedGradients, "emb_mags"), _MKD_CALLS, note="its call inside MKDDescriptor")
+    step("mkd.EmbedGradients.emb_mags", G, (MKD.EmbedGradients, "emb_mags"), _MKD_CALLS, fresh=_mkd_fresh((MKD.EmbedGradients, "emb_mags")),
+         note="its call inside MKDDescriptor")
 except LookupError:
     add(case("mkd.EmbedGradients.emb_mags", G, MKD.EmbedGradients(), [rand(6, 1, 32, 32, seed=1141)], method="emb_mags"))
 _ESE = MKD.ExplicitSpacialEncoding()
