@@ -853,11 +853,36 @@ add(case("LocalFeatureMatcher.no_match_output", G,
          [torch.zeros(1)]))
 
 
+
+
+def _offline_pretrained(cls, weights, **kwargs):
+    """``cls.from_pretrained(**kwargs)`` with its download (the module's ``load_state_dict_from_url``) answered by
+    ``weights()``: a state dict of the same architecture at seeded random values. The builder's own code runs
+    (configuration, loading, eval mode); nothing is downloaded, and the values are random (as for FaceDetector)."""
+    import sys
+
+    module = sys.modules[cls.__module__]
+    download = module.load_state_dict_from_url
+    module.load_state_dict_from_url = lambda *a, **k: weights()
+    try:
+        return seeded(1160, cls.from_pretrained, **kwargs)
+    finally:
+        module.load_state_dict_from_url = download
+
+
+_PRETRAINED_NOTE = "the builder run offline: its weight download answered by a seeded random state dict of the same architecture"
+add(case("feature.ALIKED.from_pretrained", G, lazy_call(method_function(KF.ALIKED, "from_pretrained"), lambda: _offline_pretrained(
+    KF.ALIKED, lambda: seeded(1161, KF.ALIKED).state_dict(), model_name="aliked-n16"), lambda m, x: m(x)),
+    [rand(1, 3, 64, 64, seed=1162)], note=_PRETRAINED_NOTE))
+add(case("feature.DISK.from_pretrained", G, lazy_call(method_function(KF.DISK, "from_pretrained"), lambda: _offline_pretrained(
+    KF.DISK, lambda: {"extractor": seeded(1163, KF.DISK).state_dict()}, checkpoint="depth"), lambda m, x: m(x)),
+    [rand(1, 3, 64, 64, seed=1164)], note=_PRETRAINED_NOTE))
+add(case("feature.XFeat.from_pretrained", G, lazy_call(method_function(KF.XFeat, "from_pretrained"), lambda: _offline_pretrained(
+    KF.XFeat, lambda: seeded(1165, KF.XFeat).net.state_dict(), top_k=256, detection_threshold=0.0), lambda m, x: m.detectAndCompute(x)),
+    [rand(1, 3, 64, 96, seed=1166)], note=_PRETRAINED_NOTE + "; detectAndCompute (XFeat has no forward), every heatmap maximum counts"))
+
 _NOT_PROBED = {
-    "kornia.feature.ALIKED.from_pretrained": "downloads ALIKED weights",
-    "kornia.feature.DISK.from_pretrained": "downloads DISK weights",
     "kornia.feature.DeDoDe.from_pretrained": "downloads the DeDoDe detector and descriptor weights (and DINOv2 for 'G')",
-    "kornia.feature.XFeat.from_pretrained": "downloads XFeat weights",
     "kornia.feature.mkd.load_whitening_model": "downloads the MKD whitening models",
     "kornia.feature.dedode.dedode_models.dedode_descriptor_G": "its constructor downloads the DINOv2 ViT-L/14 weights",
     "kornia.feature.dedode.encoder.FrozenDINOv2": "its constructor downloads the DINOv2 ViT-L/14 weights",
