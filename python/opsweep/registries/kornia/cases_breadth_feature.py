@@ -881,8 +881,20 @@ add(case("feature.XFeat.from_pretrained", G, lazy_call(method_function(KF.XFeat,
     KF.XFeat, lambda: seeded(1165, KF.XFeat).net.state_dict(), top_k=256, detection_threshold=0.0), lambda m, x: m.detectAndCompute(x)),
     [rand(1, 3, 64, 96, seed=1166)], note=_PRETRAINED_NOTE + "; detectAndCompute (XFeat has no forward), every heatmap maximum counts"))
 
+
+def _dedode_weights():
+    """DeDoDe.from_pretrained downloads twice, the detector's weights then the descriptor's: both from one seeded
+    random DeDoDe of the same kinds (detector L, descriptor B)."""
+    ref = seeded(1167, KF.DeDoDe, detector_model="L", descriptor_model="B", amp_dtype=torch.float32)
+    return iter([ref.detector.state_dict(), ref.descriptor.state_dict()]).__next__
+
+
+add(case("feature.DeDoDe.from_pretrained", G, lazy_call(method_function(KF.DeDoDe, "from_pretrained"), lambda: _offline_pretrained(
+    KF.DeDoDe, _dedode_weights(), detector_weights="L-C4-v2", descriptor_weights="B-upright", amp_dtype=torch.float32),
+    lambda m, x: m(x, n=32)), [rand(1, 3, 28, 42, seed=1168)],
+    note=_PRETRAINED_NOTE + "; detector L-C4-v2 and descriptor B-upright (VGG, no DINOv2), 32 keypoints"))
+
 _NOT_PROBED = {
-    "kornia.feature.DeDoDe.from_pretrained": "downloads the DeDoDe detector and descriptor weights (and DINOv2 for 'G')",
     "kornia.feature.mkd.load_whitening_model": "downloads the MKD whitening models",
     "kornia.feature.dedode.dedode_models.dedode_descriptor_G": "its constructor downloads the DINOv2 ViT-L/14 weights",
     "kornia.feature.dedode.encoder.FrozenDINOv2": "its constructor downloads the DINOv2 ViT-L/14 weights",
