@@ -82,6 +82,24 @@ LIB = {
             def __init__(self, path: str) -> None:
                 self.path = path
 
+        class SizeConfig:  # a configuration holder that is not a dataclass: no tensor anywhere
+            def __init__(self, height: int = 32, width: int = 40, names: list[str] | None = None) -> None:
+                self.height, self.width, self.names = height, width, names or []
+
+            def area(self) -> int:
+                return self.height * self.width
+
+        class ExportMixin:
+            def to_file(self, path):  # the protocol's stub: does nothing here, its overrides write
+                return None
+
+            def to_tensor(self, x: torch.Tensor) -> torch.Tensor:
+                return x.clone()
+
+        class Exported(torch.nn.Module, ExportMixin):
+            def forward(self, x):
+                return x
+
             def name(self) -> str:
                 return self.path
 
@@ -227,6 +245,10 @@ def test_what_is_set_aside_and_why(deeplib):
     assert kinds[f"{leaf}.device_name"] == "no tensor in its signature"
     assert kinds[f"{leaf}.default_cfg"] == "no tensor in its signature"  # returns a typed dict of ints
     assert kinds[f"{leaf}.Loader"] == "no tensor in its signature"
+    assert kinds[f"{leaf}.SizeConfig"] == "no tensor in its signature"  # a Config class without tensors
+    assert kinds[f"{leaf}.SizeConfig.area"] == "no tensor in its signature"
+    assert kinds[f"{leaf}.ExportMixin"] == "mixin"
+    assert kinds[f"{leaf}.ExportMixin.to_file"].startswith("abstract stub")  # unannotated, yet set aside: it does nothing
     assert kinds[f"{leaf}.Quat.describe"] == "no tensor in its signature"
     assert kinds[f"{leaf}.Quat.unfinished"].startswith("abstract stub")
     assert kinds[f"{leaf}.Block.apply_step"].startswith("hook")  # an nn.Module override of a library base method
@@ -235,6 +257,9 @@ def test_what_is_set_aside_and_why(deeplib):
     assert f"{leaf}.make_holder" in names  # returns a record that holds a tensor
     assert f"{leaf}.Table" in names  # its constructor takes a device: it allocates tensors
     assert f"{leaf}.Quat.w" not in names and f"{leaf}.Quat.__eq__" not in names and f"{leaf}.Quat._private" not in names
+    assert f"{leaf}.ExportMixin.to_tensor" in names and f"{leaf}.Exported" in names  # a mixin's real method still counts
+    assert f"{leaf}.Exported.to_file" not in names and f"{leaf}.Exported.to_tensor" not in names  # counted once, where defined
+    assert not {f"{leaf}.SizeConfig", f"{leaf}.ExportMixin", f"{leaf}.ExportMixin.to_file"} & names
 
 
 def test_cases_cover_functions_classes_methods_and_lazy_targets(deeplib):

@@ -116,6 +116,12 @@ def test_inventory_entry_and_public_name(tmp_path):
         """)
     (lc,) = load_registries([a])
     entry = lc.inventory_entry()
+    aliases = entry.pop("aliases")  # every public name of the target in the loaded modules, shortest first
+    assert aliases[:2] == ["kornia.color.rgb_to_grayscale", "kornia.color.gray.rgb_to_grayscale"]
+    assert [n.count(".") for n in aliases] == sorted(n.count(".") for n in aliases)
+    for name in aliases:
+        module, attr = name.rsplit(".", 1)
+        assert getattr(sys.modules[module], attr) is kornia.color.rgb_to_grayscale, name
     assert entry == {
         "name": "rgb_to_grayscale", "group": "color", "registry": "cases_k.py", "fingerprint": lc.fingerprint,
         "target": "kornia.color.rgb_to_grayscale", "check": True, "skip": None, "note": "n", "tags": ["t"],

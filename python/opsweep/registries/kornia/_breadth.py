@@ -129,9 +129,9 @@ def _key(target: Any) -> Any:
     return target if isinstance(target, tuple) else id(target)
 
 
-def record_many(targets: list, run: Callable[[], Any], *, index: int = 0, missing: str = "raise") -> dict:
+def record_many(targets: list, run: Callable[[], Any], *, index: int = 0, missing: str = "raise", seed: int = 0) -> dict:
     """The (args, kwargs) of the ``index``-th call of each target while ``run()`` executes once
-    (under seed 0, no_grad), keyed by the target (a method's ``(cls, name)``, a function's id).
+    (under ``seed``, no_grad), keyed by the target (a method's ``(cls, name)``, a function's id).
 
     A target is a function (every loaded kornia module that holds it under some name sees the
     recorder, so callers that imported it are caught too) or ``(cls, "method")`` (then ``args[0]``
@@ -168,7 +168,7 @@ def record_many(targets: list, run: Callable[[], Any], *, index: int = 0, missin
         setattr(owner, name, spy)
     try:
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(0)
+            torch.manual_seed(seed)
             with torch.no_grad():
                 run()
     finally:
@@ -200,7 +200,7 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-class _Slot:
+class _ReplayedInput:
     """Where the i-th tensor input goes in a replayed call."""
 
     def __init__(self, i: int):
@@ -218,7 +218,7 @@ def _rebuild(value: tuple, items: list) -> tuple:
 def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
     if isinstance(value, torch.Tensor):
         tensors.append(value)
-        return _Slot(len(tensors) - 1)
+        return _ReplayedInput(len(tensors) - 1)
     if isinstance(value, tuple):
         return _rebuild(value, [_split(v, tensors) for v in value])
     if isinstance(value, list):
@@ -229,7 +229,7 @@ def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
 
 
 def _fill(value: Any, inputs: tuple) -> Any:
-    if isinstance(value, _Slot):
+    if isinstance(value, _ReplayedInput):
         return inputs[value.i]
     if isinstance(value, tuple):
         return _rebuild(value, [_fill(v, inputs) for v in value])
@@ -270,3 +270,54 @@ def replay(target: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, *, re
         return post(out) if post is not None else out
 
     return Call(target, call, *parts), tensors
+
+
+def replayed_inputs(args: tuple, kwargs: dict) -> list[torch.Tensor]:
+    """The tensors ``replay`` takes as graph inputs from ``(args, kwargs)``, in its order."""
+    tensors: list[torch.Tensor] = []
+    for a in args:
+        if not isinstance(a, nn.Module):
+            _split(a, tensors)
+    _split(kwargs, tensors)
+    return tensors
+
+
+def fresh_replay(name: str, inputs: list, args: tuple, kwargs: dict) -> tuple | None:
+    """The fresh input set of a replayed step: the tensors of the same step's call in a second run
+    of its pipeline on other valid data (another scene, other masks and boxes), where the pipeline
+    itself makes them consistent (parameters sampled for that data, masks of its inliers). The
+    second call must have the structure of the first (as many tensors, the same shapes and
+    dtypes) and differ from it somewhere: a RegistryError otherwise (the registry must give that
+    step another second run). None for a step whose inputs are integer sizes and indices that the
+    second run repeats (the harness keeps such inputs as they are)."""
+    from opsweep.case import RegistryError
+
+    fresh = replayed_inputs(args, kwargs)
+    same = len(fresh) == len(inputs) and all(
+        a.shape == b.shape and a.dtype == b.dtype for a, b in zip(inputs, fresh))
+    if not same:
+        raise RegistryError(f"{name}: its call in the second run has another structure "
+                            f"({[tuple(t.shape) for t in fresh]} for {[tuple(t.shape) for t in inputs]})")
+    if all(torch.equal(a, b) for a, b in zip(inputs, fresh)):
+        if not any(t.is_floating_point() for t in inputs):
+            return None  # sizes and indices only: the harness keeps them as they are
+        raise RegistryError(f"{name}: its call in the second run has the same values")
+    return tuple(t.detach().clone().contiguous() for t in fresh)
+
+
+def _structure(call: tuple) -> list:
+    return [(tuple(t.shape), t.dtype) for t in replayed_inputs(*call)]
+
+
+def record_second_run(targets: list, run: Callable[[], Any], first: dict, *, index: int = 0, seeds: range = range(1, 64)) -> dict:
+    """``record_many`` of a pipeline's second run (``run`` on the second data), under the first seed
+    of ``seeds`` whose calls have the structure of the first run's (``first``): the same steps
+    called, each with as many tensors of the same shapes and dtypes. A random pipeline samples its
+    parameters and gates again, and a seed that changes a gate's outcome changes the sub-batches'
+    sizes, so the structure test keeps the parameters consistent with the gates (kornia itself
+    sampled them together). LookupError when no seed gives the structure."""
+    for seed in seeds:
+        calls = record_many(targets, run, index=index, missing="skip", seed=seed)
+        if calls.keys() >= first.keys() and all(_structure(calls[k]) == _structure(first[k]) for k in first):
+            return {k: calls[k] for k in first}
+    raise LookupError(f"no seed in {seeds} gives the second run the structure of the first")

@@ -10,6 +10,13 @@ an image, a mask, boxes, keypoints and labels, forward and inverse, with a geome
 and a mix augmentation, so each step sees the parameters it gets in use. A step's recorded
 parameters are constants of the case; its data are graph inputs. Steps that sample parameters are
 ``check=False``.
+
+Fresh inputs: every recorded run is recorded a second time on other data of the same structure
+(other images, 0/1 masks, boxes with x1 < x2, keypoints, labels) under another seed that keeps
+the structure of the first run (``record_second_run``: the gates' sub-batches keep their sizes, the
+parameters are sampled by the augmentation for them), and each step's second call is its fresh set
+(``fresh_replay``). Steps given parameters sampled once take
+the second data (``structured``) with those parameters.
 """
 
 from __future__ import annotations
@@ -34,9 +41,8 @@ from kornia.geometry.keypoints import Keypoints
 
 import importlib
 
-from opsweep import case
-from opsweep.registries.kornia._breadth import Call, _key, method_function, record_many, replay, seeded
-from opsweep.registries.kornia._common import batch, img, rand, randint, volume
+from opsweep.registries.kornia._breadth import Call, _key, fresh_replay, method_function, record_many, record_second_run, replay, seeded
+from opsweep.registries.kornia._common import FRESH_OFFSET, batch, case, derived, img, rand, randint, structured, volume
 
 AAOPS = importlib.import_module("kornia.augmentation.auto.autoaugment.ops")
 RAOPS = importlib.import_module("kornia.augmentation.auto.rand_augment.ops")
@@ -67,8 +73,9 @@ TENSORIZED = {"autofill_dim", "get_mix_augmentation_indices", "get_random_forwar
               "generate_parameters"}
 
 
-def steps(calls, targets, group, note, *, random=(), surveyed_extra=None):
-    """One case per recorded step: ``targets`` are ``(cls, method)``; ``random`` names the steps that sample."""
+def steps(calls, targets, group, note, *, random=(), surveyed_extra=None, fresh_calls=None):
+    """One case per recorded step: ``targets`` are ``(cls, method)``; ``random`` names the steps that sample;
+    ``fresh_calls`` the same steps recorded in the second run (their fresh sets)."""
     for cls, name in targets:
         got = calls.get(_key((cls, name)))
         if got is None:
@@ -77,7 +84,8 @@ def steps(calls, targets, group, note, *, random=(), surveyed_extra=None):
         surveyed = [cls, fn] if surveyed_extra and cls in surveyed_extra else fn
         post = _as_tensor if name in TENSORIZED else None
         module, inputs = replay(surveyed, fn, *got, post=post)
-        add(case(f"{cls.__name__}.{name}", group, module, inputs, check=name not in random, note=note
+        fresh = None if fresh_calls is None else fresh_replay(f"{cls.__name__}.{name}", inputs, *fresh_calls[_key((cls, name))])
+        add(case(f"{cls.__name__}.{name}", group, module, inputs, check=name not in random, fresh_inputs=fresh, note=note
                  + ("; it samples parameters" if name in random else "")
                  + ("; it returns Python sizes / indices, tensor-made for the case" if post else "")))
 
@@ -91,13 +99,22 @@ _XY = rand(2, 3, 2, seed=1701) * torch.tensor([25.0, 20.0])
 _BOXES = torch.cat([_XY, _XY + rand(2, 3, 2, seed=1702, low=3.0, high=10.0)], -1).contiguous()
 _KPTS = (rand(2, 4, 2, seed=1703) * torch.tensor([39.0, 31.0])).contiguous()
 _LABELS = randint(0, 5, 2, seed=1704)
+# the second data (fresh sets): the same structure, other values
+_IMG_F = batch(2 + FRESH_OFFSET)
+_MASK_F = (rand(2, 1, 32, 40, seed=1700 + FRESH_OFFSET) > 0.5).float()
+_XY_F = rand(2, 3, 2, seed=1701 + FRESH_OFFSET) * torch.tensor([25.0, 20.0])
+_BOXES_F = torch.cat([_XY_F, _XY_F + rand(2, 3, 2, seed=1702 + FRESH_OFFSET, low=3.0, high=10.0)], -1).contiguous()
+_KPTS_F = (rand(2, 4, 2, seed=1703 + FRESH_OFFSET) * torch.tensor([39.0, 31.0])).contiguous()
+for _t, _f in ((_MASK, _MASK_F), (_BOXES, _BOXES_F), (_KPTS, _KPTS_F)):
+    structured(_t, _f)
+_LABELS_F = randint(0, 5, 2, seed=1704 + FRESH_OFFSET)
 _KEYS = ["input", "mask", "bbox_xyxy", "keypoints", "label"]
 _SEQ = seeded(1705, K.AugmentationSequential, K.RandomAffine(20.0, (0.1, 0.1), p=0.5), K.ColorJitter(0.1, 0.1, 0.1, 0.1, p=1.0),
               data_keys=_KEYS)
 
 
-def _protocol():
-    out = _SEQ(_IMG, _MASK, _BOXES, _KPTS, _LABELS)
+def _protocol(x=_IMG, mask=_MASK, boxes=_BOXES, kpts=_KPTS, labels=_LABELS):
+    out = _SEQ(x, mask, boxes, kpts, labels)
     _SEQ.inverse(*out[:4], data_keys=_KEYS[:4])
 
 
@@ -116,11 +133,13 @@ _OPSM = [(OPS.AugmentationSequentialOps, m) for m in ("transform", "inverse")] +
     (c, m) for c in (OPS.InputSequentialOps, OPS.MaskSequentialOps, OPS.BoxSequentialOps, OPS.KeypointSequentialOps, OPS.ClassSequentialOps)
     for m in ("transform", "inverse")] + [(OPS.SequentialOpsInterface, m) for m in ("get_instance_module_param", "get_transform_matrix")]
 _CALLS = record_many(_BASE2D + _GEO + _RIGID + _SEQM + _IMS + _OPSM, _protocol, missing="skip")
+_CALLS_F = record_second_run(_BASE2D + _GEO + _RIGID + _SEQM + _IMS + _OPSM,
+                             lambda: _protocol(_IMG_F, _MASK_F, _BOXES_F, _KPTS_F, _LABELS_F), _CALLS)
 _NOTE = "its arguments in AugmentationSequential(RandomAffine p=0.5, ColorJitter) over image, mask, boxes, keypoints and labels, forward and inverse"
 _present = [t for t in _BASE2D + _GEO + _RIGID + _SEQM + _IMS + _OPSM if _key(t) in _CALLS]
 steps(_CALLS, _present, G, _NOTE, random=("forward_parameters", "generate_parameters"),
       surveyed_extra=(OPS.AugmentationSequentialOps, OPS.InputSequentialOps, OPS.MaskSequentialOps, OPS.BoxSequentialOps,
-                      OPS.KeypointSequentialOps, OPS.ClassSequentialOps))
+                      OPS.KeypointSequentialOps, OPS.ClassSequentialOps), fresh_calls=_CALLS_F)
 MISSING_STEPS = [f"{c.__name__}.{m}" for c, m in _BASE2D + _GEO + _RIGID + _SEQM + _IMS + _OPSM if _key((c, m)) not in _CALLS]
 
 # steps a second run reaches: mask lists, the sequential-module params, random forward order, mixing
@@ -129,19 +148,20 @@ _SEQ2 = seeded(1706, K.AugmentationSequential, K.ImageSequential(K.RandomHorizon
 _SEQ2B = seeded(1708, K.RandomMixUpV2, p=1.0, data_keys=["input", "label"])
 
 
-def _protocol2():
-    _SEQ2(_IMG, [_MASK[0], _MASK[1]])
-    _SEQ2B(_IMG, _LABELS)
+def _protocol2(x=_IMG, mask=_MASK, labels=_LABELS):
+    _SEQ2(x, [mask[0], mask[1]])
+    _SEQ2B(x, labels)
 
 
 _T2 = [(OPS.MaskSequentialOps, "transform_list"), (OPS.SequentialOpsInterface, "get_sequential_module_param"),
        (K.ImageSequential, "get_random_forward_sequence")] + [
     (K.MixAugmentationBaseV2, m) for m in ("transform_input", "apply_func")]
 _CALLS2 = record_many(_T2, _protocol2, missing="skip")
+_CALLS2_F = record_second_run(_T2, lambda: _protocol2(_IMG_F, _MASK_F, _LABELS_F), _CALLS2)
 steps(_CALLS2, [t for t in _T2 if _key(t) in _CALLS2], G,
       "its arguments in AugmentationSequential(ImageSequential(flips), RandomAffine, random_apply=1) over an image and a mask list, "
       "or RandomMixUpV2 over an image and labels",
-      random=("get_random_forward_sequence",))
+      random=("get_random_forward_sequence",), fresh_calls=_CALLS2_F)
 MISSING_STEPS += [f"{c.__name__}.{m}" for c, m in _T2 if _key((c, m)) not in _CALLS2]
 
 # the mix augmentations' own steps
@@ -151,14 +171,16 @@ _TM = [(K.MixAugmentationBaseV2, m) for m in ("transform_boxes", "transform_clas
                                               "apply_non_transform_boxes", "apply_non_transform_class")] + [(K.RandomMosaic, "compute_transformation")]
 
 
-def _mixing():
-    _MIX(torch.cat([_IMG, _IMG.flip(-1)]), torch.cat([_BOXES, _BOXES + 1.0]))
-    _MIX2(torch.cat([_IMG, img(10), img(11)]), torch.cat([_LABELS, _LABELS]))
+def _mixing(x=_IMG, boxes=_BOXES, x3=(img(10), img(11)), labels=_LABELS):
+    _MIX(torch.cat([x, x.flip(-1)]), torch.cat([boxes, boxes + 1.0]))
+    _MIX2(torch.cat([x, *x3]), torch.cat([labels, labels]))
 
 
 _CALLS3 = record_many(_TM, _mixing, missing="skip")
+_CALLS3_F = record_second_run(_TM, lambda: _mixing(_IMG_F, _BOXES_F, (img(10 + FRESH_OFFSET), img(11 + FRESH_OFFSET)), _LABELS_F), _CALLS3)
 steps(_CALLS3, [t for t in _TM if _key(t) in _CALLS3], G,
-      "its arguments in RandomMosaic(p=0.5) over 4 images and their boxes, or RandomCutMixV2(p=0.5) over 4 images and labels")
+      "its arguments in RandomMosaic(p=0.5) over 4 images and their boxes, or RandomCutMixV2(p=0.5) over 4 images and labels",
+      fresh_calls=_CALLS3_F)
 MISSING_STEPS += [f"{c.__name__}.{m}" for c, m in _TM if _key((c, m)) not in _CALLS3]
 
 # ------------------------------------------------------------------------------------------------- steps with given parameters
@@ -213,6 +235,7 @@ _CM = seeded(1716, K.RandomCutMixV2, p=0.5, data_keys=["input", "label"])
 _PC = seeded(1717, _CM.forward_parameters, (4, 3, 32, 40))
 _PC["dtype"] = torch.full((), 1, dtype=torch.long)  # what the mix forward adds (kornia.constants.DType of float32)
 _IMG4 = torch.cat([_IMG, img(10), img(11)])
+_IMG4_F = torch.cat([_IMG_F, img(10 + FRESH_OFFSET), img(11 + FRESH_OFFSET)])
 add(case("MixAugmentationBaseV2.apply_func", G, Call(meth(K.MixAugmentationBaseV2, "apply_func"), lambda x: _CM.apply_func(x, _PC, _CM.flags)),
          [_IMG4], note="RandomCutMixV2(p=0.5) with parameters sampled once"))
 add(case("MixAugmentationBaseV2.apply_non_transform_class", G,
@@ -221,7 +244,8 @@ add(case("MixAugmentationBaseV2.apply_non_transform_class", G,
 add(case("MixAugmentationBaseV2.apply_non_transform_keypoint", G,
          Call(meth(K.MixAugmentationBaseV2, "apply_non_transform_keypoint"), lambda k: _CM.apply_non_transform_keypoint(k, _PC, _CM.flags)),
          [torch.cat([_KPTS, _KPTS])]))
-for _m, _ins in (("transform_mask", [torch.cat([_MASK, _MASK])]), ("transform_keypoint", [torch.cat([_KPTS, _KPTS])])):
+for _m, _ins in (("transform_mask", [derived(lambda m: torch.cat([m, m]), _MASK)]),
+                 ("transform_keypoint", [derived(lambda k: torch.cat([k, k]), _KPTS)])):
     add(case(f"MixAugmentationBaseV2.{_m}", G, Call(meth(K.MixAugmentationBaseV2, _m), lambda x, m=_m: getattr(_CM, m)(x, _PC, _CM.flags)),
              _ins, note="expected n/a at eager: no mix augmentation of kornia 0.9.0 supports masks or keypoints, so it raises "
              "NotImplementedError for every public subclass (RandomCutMixV2 here)"))
@@ -241,7 +265,7 @@ _MS = seeded(1718, K.AugmentationSequential, K.RandomAffine(20.0, p=1.0), data_k
 _MSP = seeded(1719, _MS.forward_parameters, _IMG.shape)
 add(case("MaskSequentialOps.inverse_list", G,
          Call([OPS.MaskSequentialOps, meth(OPS.MaskSequentialOps, "inverse_list")],
-              lambda a, b: OPS.MaskSequentialOps.inverse_list([a, b], module=_MS[0], param=_MSP[0])), [_MASK[0], _MASK[1]],
+              lambda a, b: OPS.MaskSequentialOps.inverse_list([a, b], module=_MS[0], param=_MSP[0])), list(derived(lambda m: (m[0].contiguous(), m[1].contiguous()), _MASK)),
          note="two per-sample masks inverted with a RandomAffine's sampled parameters"))
 add(case("AugmentationBase2D.to", G, Call(meth(K.AugmentationBase2D, "to"), lambda x: K.RandomGrayscale(p=1.0).to(torch.float64)(x)),
          [_IMG.double()], note="an augmentation moved to float64, then run"))
@@ -258,8 +282,10 @@ _PSI = rand(1, 3, 30, 38, seed=1721)
 _PS_T = [(K.PatchSequential, m) for m in ("compute_padding", "extract_patches", "restore_from_patches", "forward_by_params",
                                           "generate_parameters")]
 _PS_CALLS = record_many(_PS_T, lambda: _PS(_PSI), missing="skip")
+_PS_CALLS_F = record_second_run(_PS_T, lambda: _PS(rand(1, 3, 30, 38, seed=1721 + FRESH_OFFSET)), _PS_CALLS)
 steps(_PS_CALLS, [t for t in _PS_T if _key(t) in _PS_CALLS], G,
-      "its arguments in PatchSequential(ColorJitter, RandomAffine, grid 2x2) on a 30x38 image (padded)", random=("generate_parameters",))
+      "its arguments in PatchSequential(ColorJitter, RandomAffine, grid 2x2) on a 30x38 image (padded)", random=("generate_parameters",),
+      fresh_calls=_PS_CALLS_F)
 MISSING_STEPS += [f"{c.__name__}.{m}" for c, m in _PS_T if _key((c, m)) not in _PS_CALLS]
 _RC = seeded(1722, K.RandomCrop, (24, 30), padding=2, pad_if_needed=True)
 _RC_CALLS = record_many([(K.RandomCrop, "compute_padding"), (K.RandomCrop, "precrop_padding")], lambda: _RC(_IMG))
@@ -276,8 +302,10 @@ MISSING_STEPS += [f"{c.__name__}.{m}" for c, m in _A3_T if _key((c, m)) not in _
 _TP = seeded(1725, K.RandomTransplantation, p=1.0)
 _TP_CALLS = record_many([(K.RandomTransplantation, "params_from_input")],
                         lambda: _TP(_IMG4, (rand(4, 32, 40, seed=1726) > 0.7).float()), missing="skip")
+_TP_CALLS_F = record_second_run([(K.RandomTransplantation, "params_from_input")],
+                                lambda: _TP(_IMG4_F, (rand(4, 32, 40, seed=1726 + FRESH_OFFSET) > 0.7).float()), _TP_CALLS)
 steps(_TP_CALLS, [t for t in [(K.RandomTransplantation, "params_from_input")] if _key(t) in _TP_CALLS], "augmentation.mix",
-      "its arguments in RandomTransplantation over 4 images and their masks", random=("params_from_input",))
+      "its arguments in RandomTransplantation over 4 images and their masks", random=("params_from_input",), fresh_calls=_TP_CALLS_F)
 add(case("TransformMatrixMinIn", G, Call(CB.TransformMatrixMinIn, lambda x: (lambda s: (s(x), s.transform_matrix)[1])(
     K.AugmentationSequential(K.RandomHorizontalFlip(p=1.0), K.RandomVerticalFlip(p=1.0)))), [_IMG],
          note="the transformation matrix an AugmentationSequential (two flips) accumulates through this mixin"))

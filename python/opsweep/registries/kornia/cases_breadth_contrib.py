@@ -21,7 +21,7 @@ from kornia.models.sam import SamConfig
 
 from opsweep import case
 from opsweep.registries.kornia._breadth import Call, _key, lazy_built, lazy_call, method_function, record_many, replay, seeded
-from opsweep.registries.kornia._common import Built, batch, img, rand, randn
+from opsweep.registries.kornia._common import FRESH_OFFSET, Built, batch, img, rand, randn
 
 CASES: list = []
 add = CASES.append
@@ -88,10 +88,31 @@ _LEFT, _RIGHT = _SCENE[..., :80].contiguous(), _SCENE[..., 40:120].contiguous()
 _STITCH = KC.ImageStitcher(KF.LocalFeatureMatcher(KF.SIFTFeatureScaleSpace(256), KF.DescriptorMatcher("smnn", 0.95)),
                            estimator="vanilla").eval()
 _GL, _GR = _LEFT.mean(1, keepdim=True), _RIGHT.mean(1, keepdim=True)
-_KL = rand(30, 2, seed=1317, low=42.0, high=78.0)  # left-view keypoints in the overlap
-_KR = _KL - torch.tensor([40.0, 0.0]) + 0.2 * randn(30, 2, seed=1318)  # the same points in the right view
+
+
+def _shifted_views(offset=0):
+    """30 left-view keypoints in the overlap and the same points in the right view (a 40-pixel shift, noise)."""
+    left = rand(30, 2, seed=1317 + offset, low=42.0, high=78.0)
+    return left, left - torch.tensor([40.0, 0.0]) + 0.2 * randn(30, 2, seed=1318 + offset)
+
+
+_KL, _KR = _shifted_views()
 _MASK_PANO = torch.ones(1, 3, 64, 160)
 _MASK_PANO[..., 130:] = 0.0
+_PANO = rand(1, 3, 64, 160, seed=1320)
+# Fresh sets: the views of another scene (a uniform redraw of two views has nothing to match), other
+# correspondences of the same shift, another 0/1 blending mask, another panorama with the same coverage (its
+# crop, and so the output's shape, follows the mask).
+_SCENE_F = _scene(seed=100 + FRESH_OFFSET)  # another scene, seen by the same two overlapping views
+_LEFT_F, _RIGHT_F = _SCENE_F[..., :80].contiguous(), _SCENE_F[..., 40:120].contiguous()
+_ST_FRESH = {
+    "preprocess": (_LEFT_F, _RIGHT_F),
+    "on_matcher": (_LEFT_F.mean(1, keepdim=True), _RIGHT_F.mean(1, keepdim=True)),
+    "stitch_pair": (_LEFT_F, _RIGHT_F),
+    "estimate_transform": (*_shifted_views(FRESH_OFFSET), torch.zeros(30, dtype=torch.long)),
+    "blend_image": (_LEFT_F, _RIGHT_F, (rand(1, 3, 64, 80, seed=1319 + FRESH_OFFSET) > 0.5).float()),
+    "postprocess": (rand(1, 3, 64, 160, seed=1320 + FRESH_OFFSET), _MASK_PANO.clone()),
+}
 G_ST = "contrib.stitching"
 for _m, _fn, _ins, _note in (
     ("preprocess", lambda a, b: _STITCH.preprocess(a, b), [_LEFT, _RIGHT], "two RGB views to the matcher's grayscale inputs"),
@@ -100,12 +121,12 @@ for _m, _fn, _ins, _note in (
      [_KL, _KR, torch.zeros(30, dtype=torch.long)], "30 correspondences of a 40-pixel shift (DLT on all of them)"),
     ("blend_image", lambda a, b, m: _STITCH.blend_image(a, b, m), [_LEFT, _RIGHT, (rand(1, 3, 64, 80, seed=1319) > 0.5).float()],
      "naive blending by a mask"),
-    ("postprocess", lambda x, m: _STITCH.postprocess(x, m), [rand(1, 3, 64, 160, seed=1320), _MASK_PANO],
+    ("postprocess", lambda x, m: _STITCH.postprocess(x, m), [_PANO, _MASK_PANO],
      "a panorama cropped after its last covered column"),
     ("stitch_pair", lambda a, b: _STITCH.stitch_pair(a, b), [_LEFT, _RIGHT], "two overlapping views stitched"),
 ):
     add(case(f"ImageStitcher.{_m}", G_ST, Call(meth(KC.ImageStitcher, _m), _fn), _ins,
-             fresh_inputs="keypoints and masks with structure" if _m in ("estimate_transform", "postprocess") else None,
+             fresh_inputs=_ST_FRESH.get(_m),
              note=f"ImageStitcher(SIFT + SMNN matcher, estimator='vanilla'): {_note}"))
 
 # ------------------------------------------------------------------------------------------------- face detection
@@ -171,7 +192,9 @@ add(case("visual_prompter.VisualPrompter.set_image", G,
          note=f"{RI}; the image embeddings it stores"))
 add(case("visual_prompter.VisualPrompter.predict", G,
          lazy_call(meth(VP.VisualPrompter, "predict"), _vp, lambda v, x, b: (v.set_image(x), v.predict(boxes=b))[1]),
-         [_VPIMG, torch.tensor([[10.0, 8.0, 50.0, 40.0]])], note=f"{RI}; a box prompt"))
+         [_VPIMG, torch.tensor([[10.0, 8.0, 50.0, 40.0]])], fresh_inputs=(rand(3, 64, 80, seed=1334 + FRESH_OFFSET),
+                                                           torch.tensor([[14.0, 6.0, 46.0, 44.0]])),
+         note=f"{RI}; a box prompt (x1 < x2, y1 < y2; another box in the fresh set)"))
 add(case("visual_prompter.VisualPrompter.preprocess_image", G, lazy_call(meth(VP.VisualPrompter, "preprocess_image"), _vp,
                                                                           lambda v, x: v.preprocess_image(x)), [_VPIMG[None]]))
 add(case("visual_prompter.VisualPrompter.preprocess_prompts", G,

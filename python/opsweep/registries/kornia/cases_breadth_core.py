@@ -46,29 +46,28 @@ def _u(x):
     return x.unwrap() if isinstance(x, TensorWrapper) else x
 
 
-_W = TensorWrapper
 for _op, _fn, _ins in (
-    ("__abs__", lambda a: abs(_W(a)), (_A,)),
-    ("__neg__", lambda a: -_W(a), (_A,)),
-    ("__pos__", lambda a: +_W(a), (_A,)),
-    ("__invert__", lambda i: ~_W(i), (_I,)),
-    ("__mul__", lambda a, b: _W(a) * _W(b), (_A, _B)),
-    ("__rmul__", lambda a: 2.0 * _W(a), (_A,)),
-    ("__sub__", lambda a, b: _W(a) - b, (_A, _B)),
-    ("__rsub__", lambda a: 1.0 - _W(a), (_A,)),
-    ("__truediv__", lambda a, b: _W(a) / _W(b), (_A, _B)),
-    ("__rtruediv__", lambda b: 1.0 / _W(b), (_B,)),
-    ("__floordiv__", lambda a, b: _W(a) // b, (_A, _B)),
-    ("__mod__", lambda a, b: _W(a) % b, (_A, _B)),
-    ("__pow__", lambda b: _W(b) ** 1.5, (_B,)),
-    ("__radd__", lambda a: 1.0 + _W(a), (_A,)),
-    ("__matmul__", lambda a, b: _W(a) @ _W(b.T), (_A, _B)),
-    ("__rmatmul__", lambda a, b: a @ _W(b.T), (_A, _B)),
-    ("__and__", lambda i, j: _W(i) & _W(j), (_I, _J)),
-    ("__or__", lambda i, j: _W(i) | j, (_I, _J)),
-    ("__xor__", lambda i, j: _W(i) ^ _W(j), (_I, _J)),
-    ("__getitem__", lambda a: _W(a)[1:, ::2], (_A,)),
-    ("unwrap", lambda a: _W(a).unwrap(), (_A,)),
+    ("__abs__", lambda a: abs(TensorWrapper(a)), (_A,)),
+    ("__neg__", lambda a: -TensorWrapper(a), (_A,)),
+    ("__pos__", lambda a: +TensorWrapper(a), (_A,)),
+    ("__invert__", lambda i: ~TensorWrapper(i), (_I,)),
+    ("__mul__", lambda a, b: TensorWrapper(a) * TensorWrapper(b), (_A, _B)),
+    ("__rmul__", lambda a: 2.0 * TensorWrapper(a), (_A,)),
+    ("__sub__", lambda a, b: TensorWrapper(a) - b, (_A, _B)),
+    ("__rsub__", lambda a: 1.0 - TensorWrapper(a), (_A,)),
+    ("__truediv__", lambda a, b: TensorWrapper(a) / TensorWrapper(b), (_A, _B)),
+    ("__rtruediv__", lambda b: 1.0 / TensorWrapper(b), (_B,)),
+    ("__floordiv__", lambda a, b: TensorWrapper(a) // b, (_A, _B)),
+    ("__mod__", lambda a, b: TensorWrapper(a) % b, (_A, _B)),
+    ("__pow__", lambda b: TensorWrapper(b) ** 1.5, (_B,)),
+    ("__radd__", lambda a: 1.0 + TensorWrapper(a), (_A,)),
+    ("__matmul__", lambda a, b: TensorWrapper(a) @ TensorWrapper(b.T), (_A, _B)),
+    ("__rmatmul__", lambda a, b: a @ TensorWrapper(b.T), (_A, _B)),
+    ("__and__", lambda i, j: TensorWrapper(i) & TensorWrapper(j), (_I, _J)),
+    ("__or__", lambda i, j: TensorWrapper(i) | j, (_I, _J)),
+    ("__xor__", lambda i, j: TensorWrapper(i) ^ TensorWrapper(j), (_I, _J)),
+    ("__getitem__", lambda a: TensorWrapper(a)[1:, ::2], (_A,)),
+    ("unwrap", lambda a: TensorWrapper(a).unwrap(), (_A,)),
 ):
     add(case(f"TensorWrapper.{_op}", G, Call(meth(TensorWrapper, _op), lambda *x, f=_fn: _u(f(*x))), list(_ins)))
 
@@ -122,16 +121,16 @@ add(case("core.utils.is_mps_tensor_safe", G, Call(CU.is_mps_tensor_safe, lambda 
 
 
 @dataclasses.dataclass
-class _Pair:
+class _TwoTensors:
     """A dataclass of two tensors, for dict_to_dataclass / dataclass_to_dict."""
 
     a: torch.Tensor
     b: torch.Tensor
 
 
-_Pair.__module__ = "opsweep.registries.kornia.cases_breadth_core"
-add(case("core.utils.dataclass_to_dict", G, Call(CU.dataclass_to_dict, lambda a, b: CU.dataclass_to_dict(_Pair(a, b))), [_A, _B]))
-add(case("core.utils.dict_to_dataclass", G, Call(CU.dict_to_dataclass, lambda a, b: CU.dict_to_dataclass({"a": a, "b": b}, _Pair)), [_A, _B]))
+_TwoTensors.__module__ = "opsweep.registries.kornia.cases_breadth_core"
+add(case("core.utils.dataclass_to_dict", G, Call(CU.dataclass_to_dict, lambda a, b: CU.dataclass_to_dict(_TwoTensors(a, b))), [_A, _B]))
+add(case("core.utils.dict_to_dataclass", G, Call(CU.dict_to_dataclass, lambda a, b: CU.dict_to_dataclass({"a": a, "b": b}, _TwoTensors)), [_A, _B]))
 
 # ------------------------------------------------------------------------------------------------- mixins
 

@@ -12,6 +12,10 @@ Networks are randomly initialised (nothing is downloaded). DINOv2's large and gi
 probed on the released architecture cut to its first two blocks (``truncated``: built on the meta
 device, materialised with random values); torchvision-style VGG builders are built only when the
 harness copies the case (``Lazy``), so that no worker holds all of them.
+
+Fresh inputs: a structured input (intrinsics, a relative pose, a 0/1 inlier mask, junctions and the
+segments between them, a PCA model) gets a second value of the same kind; the others are redrawn by
+the harness.
 """
 
 from __future__ import annotations
@@ -66,10 +70,11 @@ from kornia.feature.sold2 import backbones as SB
 from kornia.feature.sold2 import sold2 as S2
 from kornia.feature.sold2 import sold2_detector as SD
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
+from kornia.geometry.conversions import axis_angle_to_rotation_matrix as KG_axis_angle
 
-from opsweep import case
-from opsweep.registries.kornia._breadth import Call, lazy_built, lazy_call, _key, method_function, record, record_many, replay, seeded, truncated
-from opsweep.registries.kornia._common import Built, detector_image, rand, randint, randn
+from opsweep.registries.kornia._breadth import (Call, _key, fresh_replay, lazy_built, lazy_call, method_function, record, record_many, replay,
+                                                seeded, truncated)
+from opsweep.registries.kornia._common import FRESH_OFFSET, Built, case, detector_image, rand, randint, randn, structured
 
 RI = "random init"
 CASES: list = []
@@ -78,9 +83,10 @@ H, W = 64, 80
 DET = detector_image()
 
 
-def step(name, group, target, calls, *, returns="result", note="", surveyed=None, **kw):
+def step(name, group, target, calls, *, returns="result", note="", surveyed=None, fresh=None, **kw):
     """A case for ``target`` (a function, or ``(cls, "method")``) on the arguments of its call in a
-    real run (``calls``: what ``record_many`` kept of that run). LookupError when it had no call."""
+    real run (``calls``: what ``record_many`` kept of that run). LookupError when it had no call.
+    ``fresh(inputs)`` gives the case's own fresh set where an input has structure."""
     if isinstance(target, tuple):
         cls, meth = target
         fn = method_function(cls, meth)
@@ -92,6 +98,8 @@ def step(name, group, target, calls, *, returns="result", note="", surveyed=None
     if got is None:
         raise LookupError(f"{name}: no call in the recorded run")
     module, inputs = replay(surveyed, fn, got[0], got[1], returns=returns)
+    if fresh is not None:
+        kw["fresh_inputs"] = fresh(inputs)
     add(case(name, group, module, inputs, note=note or "the arguments of its call in a real run", **kw))
 
 
@@ -152,9 +160,19 @@ _ADALAM_CALLS = record_many([AC.adalam_core, AC.select_seeds, AC.extract_neighbo
 
 for _fn in (AC.adalam_core, AC.select_seeds, AC.extract_neighborhood_sets, AC.extract_local_patterns):
     step(f"adalam.core.{_fn.__name__}", G, _fn, _ADALAM_CALLS, note="the arguments of its call in match_adalam on 40 matching LAFs")
+
+
+def _other_inliers(inputs):
+    """group_sum_and_cumsum's scores are a 0/1 inlier mask: another one of the same density (the group indices kept)."""
+    scores, *rest = inputs
+    other = (rand(*scores.shape, seed=1150 + FRESH_OFFSET) < float(scores.mean())).to(scores.dtype)
+    return (other, *[t.clone() for t in rest])
+
+
 for _fn, _random in ((AR.ransac, False), (AR.group_sum_and_cumsum, False),
                      (AR.sample_padded_inliers, False), (AR.stable_sort_residuals, False)):
     step(f"adalam.ransac.{_fn.__name__}", G, _fn, _ADALAM_CALLS, check=not _random,
+         fresh=_other_inliers if _fn is AR.group_sum_and_cumsum else None,
          note="the arguments of its call in match_adalam")
 for _fn, _random in ((AU.arange_sequence, False), (AU.batch_2x2_Q, False), (AU.batch_2x2_det, False), (AU.batch_2x2_ellipse, False),
                      (AU.batch_2x2_inv, False), (AU.batch_2x2_invQ, False), (AU.dist_matrix, False),
@@ -528,9 +546,21 @@ add(case("loftr.resnet_fpn.conv1x1", G, Built(LFR.conv1x1, seeded(1119, LFR.conv
 add(case("loftr.resnet_fpn.conv3x3", G, Built(LFR.conv3x3, seeded(1121, LFR.conv3x3, 8, 16, 2)), [rand(1, 8, 8, 8, seed=1120)], note=RI))
 
 # supervision (training targets from depth and relative pose)
-_K = torch.tensor([[[40.0, 0.0, 40.0], [0.0, 40.0, 32.0], [0.0, 0.0, 1.0]]])
-_T01 = torch.eye(4).unsqueeze(0).clone()
-_T01[0, 0, 3] = 0.1
+_K = structured(torch.tensor([[[40.0, 0.0, 40.0], [0.0, 40.0, 32.0], [0.0, 0.0, 1.0]]]),
+                torch.tensor([[[42.0, 0.0, 41.0], [0.0, 41.0, 31.0], [0.0, 0.0, 1.0]]]))
+
+
+def _relative_pose(second=False):
+    t = torch.eye(4).unsqueeze(0).clone()
+    if second:
+        t[0, :3, :3] = KG_axis_angle(torch.tensor([[0.01, -0.02, 0.015]]))[0]
+        t[0, :3, 3] = torch.tensor([-0.08, 0.05, 0.03])
+    else:
+        t[0, 0, 3] = 0.1
+    return t
+
+
+_T01 = structured(_relative_pose(), _relative_pose(second=True))
 _DEPTH = rand(1, H, W, seed=1122, low=2.0, high=4.0)
 
 
@@ -615,23 +645,36 @@ for _m in _LSD_STEPS:
          note="its call in LineSegmentDetectionModule.detect on five junctions and a heatmap with three segments drawn")
 add(case("sold2.LineSegmentDetectionModule.refine_heatmap_local", G, _LSD, [_JH], method="refine_heatmap_local",
          note="the heatmap with three segments"))
-_LM = torch.zeros(5, 5)
-_LM[0, 1] = _LM[1, 0] = _LM[2, 3] = _LM[3, 2] = 1.0
+
+
+def _line_map(pairs, n=5):
+    """The symmetric 0/1 adjacency of ``n`` junctions with the given segments."""
+    lm = torch.zeros(n, n)
+    for i, j in pairs:
+        lm[i, j] = lm[j, i] = 1.0
+    return lm
+
+
+_LM = _line_map([(0, 1), (2, 3)])
+# the second set of the junction cases: five other junctions (in the 64x64 image), two other segments between them
+_J_F = torch.tensor([[12.0, 8.0], [14.0, 50.0], [44.0, 12.0], [52.0, 56.0], [24.0, 34.0]])
+_LM_F = _line_map([(0, 2), (1, 3)])
+_JH_F = _line_heatmap(_J_F, [(0, 2), (1, 3)])
 _LSDJ = SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True))
 _CH = rand(4, 16, seed=1138, high=62.0)
 _CW = rand(4, 16, seed=1139, high=62.0)
 add(case("sold2.LineSegmentDetectionModule.detect_bilinear", G, _LSDJ, [_JH, _CH, _CW], method="detect_bilinear",
          note="4 candidate segments of 16 samples on a 64x64 heatmap"))
 add(case("sold2.LineSegmentDetectionModule.segments_to_line_map", G, _LSDJ, [_J, torch.stack([_J[[0, 1]], _J[[2, 3]]])],
-         method="segments_to_line_map", fresh_inputs="segments are pairs of the given junctions (exact equality)",
+         method="segments_to_line_map", fresh_inputs=(_J_F, torch.stack([_J_F[[0, 2]], _J_F[[1, 3]]])),
          note="two segments between five junctions"))
 add(case("sold2.LineSegmentDetectionModule.refine_junction_perturb", G,
          Call(method_function(SD.LineSegmentDetectionModule, "refine_junction_perturb"),
               lambda j, lm, h: SD.LineSegmentDetectionModule(LineDetectorCfg(use_junction_refinement=True)).refine_junction_perturb(
                   j, lm, h, 64, 64, j.device)), [_J, _LM, _JH],
-         fresh_inputs="junction coordinates and a line map with structure", note="five junctions, two segments, their heatmap"))
+         fresh_inputs=(_J_F, _LM_F, _JH_F), note="five junctions, two segments, their heatmap"))
 add(case("sold2.prob_to_junctions", G, SD.prob_to_junctions, [_JH], kwargs={"dist": 8, "prob_thresh": 0.5, "top_k": 20}))
-add(case("sold2.line_map_to_segments", G, SD.line_map_to_segments, [_J, _LM.int()], fresh_inputs="a line map (0 / 1 adjacency)"))
+add(case("sold2.line_map_to_segments", G, SD.line_map_to_segments, [_J, _LM.int()], fresh_inputs=(_J_F, _LM_F.int())))
 _SEG = torch.tensor([[[10.0, 10.0], [10.0, 54.0]], [[40.0, 10.0], [50.0, 54.0]], [[20.0, 20.0], [50.0, 20.0]]])
 _DESC = randn(1, 128, 16, 16, seed=1133)
 _WLM = S2.WunschLineMatcher()
@@ -671,17 +714,28 @@ _MKDD = KF.MKDDescriptor(whitening=None)
 _PATCH = rand(6, 1, 32, 32, seed=1140)
 
 
-def _mkd():
-    return _MKDD(_PATCH)
+def _mkd(patch=_PATCH):
+    return _MKDD(patch)
 
 
-_MKD_CALLS = record_many([(MKD.MKDGradients, "forward"), (MKD.EmbedGradients, "forward"), (MKD.VonMisesKernel, "forward"), (MKD.ExplicitSpacialEncoding, "forward"), (MKD.EmbedGradients, "emb_mags")], _mkd, missing="skip")
+_MKD_T = [(MKD.MKDGradients, "forward"), (MKD.EmbedGradients, "forward"), (MKD.VonMisesKernel, "forward"),
+          (MKD.ExplicitSpacialEncoding, "forward"), (MKD.EmbedGradients, "emb_mags")]
+_MKD_CALLS = record_many(_MKD_T, _mkd, missing="skip")
+# the second run, on other patches: each stage's input is what the previous stage makes of them (magnitudes
+# stay non-negative, angles in range), where a uniform redraw of a stacked (magnitude, angle) input is not
+_MKD_CALLS_F = record_many(_MKD_T, lambda: _mkd(rand(6, 1, 32, 32, seed=1140 + FRESH_OFFSET)), missing="skip")
+
+
+def _mkd_fresh(target):
+    return lambda inputs: fresh_replay(f"mkd.{target[0].__name__}.{target[1]}", inputs, *_MKD_CALLS_F[_key(target)])
 
 
 for _cls in (MKD.MKDGradients, MKD.EmbedGradients, MKD.VonMisesKernel, MKD.ExplicitSpacialEncoding):
-    step(f"mkd.{_cls.__name__}", G, (_cls, "forward"), _MKD_CALLS, note="its call inside MKDDescriptor(whitening=None)")
+    step(f"mkd.{_cls.__name__}", G, (_cls, "forward"), _MKD_CALLS, fresh=_mkd_fresh((_cls, "forward")),
+         note="its call inside MKDDescriptor(whitening=None)")
 try:
-    step("mkd.EmbedGradients.emb_mags", G, (MKD.EmbedGradients, "emb_mags"), _MKD_CALLS, note="its call inside MKDDescriptor")
+    step("mkd.EmbedGradients.emb_mags", G, (MKD.EmbedGradients, "emb_mags"), _MKD_CALLS, fresh=_mkd_fresh((MKD.EmbedGradients, "emb_mags")),
+         note="its call inside MKDDescriptor")
 except LookupError:
     add(case("mkd.EmbedGradients.emb_mags", G, MKD.EmbedGradients(), [rand(6, 1, 32, 32, seed=1141)], method="emb_mags"))
 _ESE = MKD.ExplicitSpacialEncoding()
@@ -689,8 +743,16 @@ add(case("mkd.ExplicitSpacialEncoding.get_gmask", G, Call(MKD.ExplicitSpacialEnc
          [torch.zeros(1)]))
 add(case("mkd.ExplicitSpacialEncoding.init_kron", G, Call(MKD.ExplicitSpacialEncoding.init_kron, lambda x: [t + x for t in _ESE.init_kron()]),
          [torch.zeros(1)]))
-_WHM = {"pca": {"mean": randn(64, seed=1142, scale=0.1), "eigvecs": torch.linalg.qr(randn(64, 64, seed=1143))[0],
-                "eigvals": rand(64, seed=1144, low=0.1, high=2.0).sort(descending=True).values}}
+
+
+def _pca(offset=0):
+    """A random PCA model: a mean, orthonormal eigenvectors, positive eigenvalues in descending order."""
+    return {"mean": randn(64, seed=1142 + offset, scale=0.1), "eigvecs": torch.linalg.qr(randn(64, 64, seed=1143 + offset))[0],
+            "eigvals": rand(64, seed=1144 + offset, low=0.1, high=2.0).sort(descending=True).values}
+
+
+_WHM = {"pca": _pca()}
+_WHM_F = _pca(FRESH_OFFSET)
 blk("mkd.Whitening", G, MKD.Whitening("pcawt", _WHM, in_dims=64, output_dims=32), [randn(8, 64, seed=1145)],
     note="a random PCA whitening model (orthonormal eigenvectors)")
 add(case("mkd.Whitening.load_whitening_parameters", G,
@@ -698,7 +760,7 @@ add(case("mkd.Whitening.load_whitening_parameters", G,
               lambda m, e, v, x: (MKD.Whitening("pcaws", None, 64, 32).load_whitening_parameters({"pca": {"mean": m, "eigvecs": e, "eigvals": v}}), None)[1]
               or MKD.Whitening("pcaws", {"pca": {"mean": m, "eigvecs": e, "eigvals": v}}, 64, 32)(x)),
          [_WHM["pca"]["mean"], _WHM["pca"]["eigvecs"], _WHM["pca"]["eigvals"], randn(8, 64, seed=1145)],
-         fresh_inputs="eigenvectors and sorted eigenvalues with structure",
+         fresh_inputs=(_WHM_F["mean"], _WHM_F["eigvecs"], _WHM_F["eigvals"], randn(8, 64, seed=1145 + FRESH_OFFSET)),
          note="the parameters loaded (tensors as graph inputs), then the whitening applied"))
 
 
@@ -791,11 +853,48 @@ add(case("LocalFeatureMatcher.no_match_output", G,
          [torch.zeros(1)]))
 
 
+
+
+def _offline_pretrained(cls, weights, **kwargs):
+    """``cls.from_pretrained(**kwargs)`` with its download (the module's ``load_state_dict_from_url``) answered by
+    ``weights()``: a state dict of the same architecture at seeded random values. The builder's own code runs
+    (configuration, loading, eval mode); nothing is downloaded, and the values are random (as for FaceDetector)."""
+    import sys
+
+    module = sys.modules[cls.__module__]
+    download = module.load_state_dict_from_url
+    module.load_state_dict_from_url = lambda *a, **k: weights()
+    try:
+        return seeded(1160, cls.from_pretrained, **kwargs)
+    finally:
+        module.load_state_dict_from_url = download
+
+
+_PRETRAINED_NOTE = "the builder run offline: its weight download answered by a seeded random state dict of the same architecture"
+add(case("feature.ALIKED.from_pretrained", G, lazy_call(method_function(KF.ALIKED, "from_pretrained"), lambda: _offline_pretrained(
+    KF.ALIKED, lambda: seeded(1161, KF.ALIKED).state_dict(), model_name="aliked-n16"), lambda m, x: m(x)),
+    [rand(1, 3, 64, 64, seed=1162)], note=_PRETRAINED_NOTE))
+add(case("feature.DISK.from_pretrained", G, lazy_call(method_function(KF.DISK, "from_pretrained"), lambda: _offline_pretrained(
+    KF.DISK, lambda: {"extractor": seeded(1163, KF.DISK).state_dict()}, checkpoint="depth"), lambda m, x: m(x)),
+    [rand(1, 3, 64, 64, seed=1164)], note=_PRETRAINED_NOTE))
+add(case("feature.XFeat.from_pretrained", G, lazy_call(method_function(KF.XFeat, "from_pretrained"), lambda: _offline_pretrained(
+    KF.XFeat, lambda: seeded(1165, KF.XFeat).net.state_dict(), top_k=256, detection_threshold=0.0), lambda m, x: m.detectAndCompute(x)),
+    [rand(1, 3, 64, 96, seed=1166)], note=_PRETRAINED_NOTE + "; detectAndCompute (XFeat has no forward), every heatmap maximum counts"))
+
+
+def _dedode_weights():
+    """DeDoDe.from_pretrained downloads twice, the detector's weights then the descriptor's: both from one seeded
+    random DeDoDe of the same kinds (detector L, descriptor B)."""
+    ref = seeded(1167, KF.DeDoDe, detector_model="L", descriptor_model="B", amp_dtype=torch.float32)
+    return iter([ref.detector.state_dict(), ref.descriptor.state_dict()]).__next__
+
+
+add(case("feature.DeDoDe.from_pretrained", G, lazy_call(method_function(KF.DeDoDe, "from_pretrained"), lambda: _offline_pretrained(
+    KF.DeDoDe, _dedode_weights(), detector_weights="L-C4-v2", descriptor_weights="B-upright", amp_dtype=torch.float32),
+    lambda m, x: m(x, n=32)), [rand(1, 3, 28, 42, seed=1168)],
+    note=_PRETRAINED_NOTE + "; detector L-C4-v2 and descriptor B-upright (VGG, no DINOv2), 32 keypoints"))
+
 _NOT_PROBED = {
-    "kornia.feature.ALIKED.from_pretrained": "downloads ALIKED weights",
-    "kornia.feature.DISK.from_pretrained": "downloads DISK weights",
-    "kornia.feature.DeDoDe.from_pretrained": "downloads the DeDoDe detector and descriptor weights (and DINOv2 for 'G')",
-    "kornia.feature.XFeat.from_pretrained": "downloads XFeat weights",
     "kornia.feature.mkd.load_whitening_model": "downloads the MKD whitening models",
     "kornia.feature.dedode.dedode_models.dedode_descriptor_G": "its constructor downloads the DINOv2 ViT-L/14 weights",
     "kornia.feature.dedode.encoder.FrozenDINOv2": "its constructor downloads the DINOv2 ViT-L/14 weights",

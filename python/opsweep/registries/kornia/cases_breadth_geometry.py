@@ -6,6 +6,11 @@ helpers of ``kornia.geometry.camera.utils``, ``quaternion.average_quaternions`` 
 
 Objects whose state is tensors are rebuilt inside the call from graph inputs (a wrapper's function),
 so their state is live, not a baked constant.
+
+Fresh inputs: structured inputs (unit quaternions, boxes, box corners, poses, intrinsics, the
+reprojection matrix) declare a second value of the same kind (``structured`` / ``derived``, from
+``_common``); the solvers' and RANSAC's steps take their fresh set from the same pipeline run on a
+second scene (``fresh_replay``).
 """
 
 from __future__ import annotations
@@ -31,9 +36,8 @@ from kornia.geometry.ransac import RANSAC
 from kornia.geometry.transform import ImageRegistrator, ScalePyramid
 from kornia.geometry.depth import DepthWarper
 
-from opsweep import case
-from opsweep.registries.kornia._breadth import Call, _key, method_function, record_many, replay, seeded
-from opsweep.registries.kornia._common import camera_matrix, img, rand, randn
+from opsweep.registries.kornia._breadth import Call, _key, fresh_replay, method_function, record_many, record_second_run, replay, seeded
+from opsweep.registries.kornia._common import FRESH_OFFSET, camera_matrix, case, derived, img, keep, rand, randn, structured, twin
 
 CASES: list = []
 add = CASES.append
@@ -43,15 +47,22 @@ def meth(cls, name):
     return method_function(cls, name)
 
 
-def _unit_quats(n=4, seed=1200):
-    return torch.nn.functional.normalize(randn(n, 4, seed=seed), dim=-1)
+def _unit_quats(n=4, seed=1200, second=False):
+    return torch.nn.functional.normalize(randn(n, 4, seed=seed + (FRESH_OFFSET if second else 0)), dim=-1)
 
 
 # ------------------------------------------------------------------------------------------------- quaternion / lie groups
 
 G = "geometry.quaternion"
-_Q = _unit_quats()
-_Q2 = _unit_quats(seed=1201)
+
+
+def _near_identity(q):
+    """Unit quaternions near the identity (w > 0.9): their average is well defined."""
+    return torch.nn.functional.normalize(torch.cat([q[:, :1].abs(), 0.1 * q[:, 1:]], -1) + torch.tensor([1.0, 0.0, 0.0, 0.0]), dim=-1)
+
+
+_Q = twin(_unit_quats)
+_Q2 = twin(_unit_quats, seed=1201)
 add(case("Quaternion.__getitem__", G, Call(meth(Quaternion, "__getitem__"), lambda q: Quaternion(q)[1:3].data), [_Q]))
 add(case("Quaternion.__radd__", G, Call(meth(Quaternion, "__radd__"), lambda q: (2.0 + Quaternion(q)).data), [_Q]))
 add(case("Quaternion.__rmul__", G, Call(meth(Quaternion, "__rmul__"), lambda q: (2.0 * Quaternion(q)).data), [_Q]))
@@ -59,7 +70,7 @@ add(case("Quaternion.__rsub__", G, Call(meth(Quaternion, "__rsub__"), lambda q: 
 add(case("Quaternion.__rtruediv__", G, Call(meth(Quaternion, "__rtruediv__"), lambda q: (2.0 / Quaternion(q)).data), [_Q]))
 add(case("Quaternion.to", G, Call(meth(Quaternion, "to"), lambda q: Quaternion(q).to(torch.float64).data), [_Q]))
 add(case("quaternion.average_quaternions", G, Call(KQ.average_quaternions, lambda q: KQ.average_quaternions(Quaternion(q)).data),
-         [torch.nn.functional.normalize(_Q * torch.tensor([1.0, 0.1, 0.1, 0.1]) + torch.tensor([1.0, 0.0, 0.0, 0.0]), dim=-1)],
+         [derived(_near_identity, _Q)],
          note="four nearby unit quaternions (the largest eigenvector of their outer-product sum)"))
 add(case("quaternion.average_quaternions[weights]", G,
          Call(KQ.average_quaternions, lambda q, w: KQ.average_quaternions(Quaternion(q), w).data), [_Q2, rand(4, seed=1202, low=0.1, high=1.0)]))
@@ -80,43 +91,61 @@ add(case("ParametrizedLine.__getitem__", G, Call(meth(ParametrizedLine, "__getit
 G = "geometry.boxes"
 
 
-def _xyxy(b=2, n=5, seed=1210):
+def _xyxy(b=2, n=5, seed=1210, second=False):
+    seed += FRESH_OFFSET if second else 0
     xy = rand(b, n, 2, seed=seed) * torch.tensor([25.0, 20.0])
     return torch.cat([xy, xy + rand(b, n, 2, seed=seed + 1, low=3.0, high=12.0)], -1).contiguous()
 
 
-_XY = _xyxy()
-_M3 = torch.tensor([[[0.9, 0.1, 2.0], [-0.1, 1.1, -1.0], [0.0, 0.0, 1.0]]]).repeat(2, 1, 1)
+_XY = twin(_xyxy)
+_M3 = structured(torch.tensor([[[0.9, 0.1, 2.0], [-0.1, 1.1, -1.0], [0.0, 0.0, 1.0]]]).repeat(2, 1, 1),
+                 torch.tensor([[[1.05, -0.08, -1.5], [0.06, 0.95, 2.5], [0.0, 0.0, 1.0]]]).repeat(2, 1, 1))
 add(case("Boxes.__getitem__", G, Call(meth(Boxes, "__getitem__"), lambda x: Boxes.from_tensor(x)[1].data), [_XY], note="the second image's boxes"))
 add(case("Boxes.__getitem__[mask]", G, Call(meth(Boxes, "__getitem__"), lambda x, m: Boxes.from_tensor(x)[m].data),
          [_XY, torch.tensor([False, True])], note="a boolean batch mask"))
 add(case("Boxes.to", G, Call(meth(Boxes, "to"), lambda x: Boxes.from_tensor(x).to(dtype=torch.float64).data), [_XY]))
 add(case("Boxes.type", G, Call(meth(Boxes, "type"), lambda x: Boxes.from_tensor(x).type(torch.float64).data), [_XY]))
-_XYZ0 = rand(2, 4, 3, seed=1212) * 8
-_XYZ = torch.cat([_XYZ0, _XYZ0 + rand(2, 4, 3, seed=1213, low=2, high=6)], -1).contiguous()
-_M4 = torch.eye(4)[None].repeat(2, 1, 1)
-_M4[:, :3, 3] = torch.tensor([1.0, -1.0, 0.5])
+
+
+def _xyzxyz(second=False):
+    s = FRESH_OFFSET if second else 0
+    xyz = rand(2, 4, 3, seed=1212 + s) * 8
+    return torch.cat([xyz, xyz + rand(2, 4, 3, seed=1213 + s, low=2, high=6)], -1).contiguous()
+
+
+def _translation(t):
+    m = torch.eye(4)[None].repeat(2, 1, 1)
+    m[:, :3, 3] = torch.tensor(t)
+    return m
+
+
+_XYZ = twin(_xyzxyz)
+_M4 = structured(_translation([1.0, -1.0, 0.5]), _translation([-0.5, 2.0, 1.5]))
 add(case("Boxes3D.__getitem__", G, Call(meth(Boxes3D, "__getitem__"), lambda x: Boxes3D.from_tensor(x)[0].data), [_XYZ]))
 add(case("Boxes3D.to", G, Call(meth(Boxes3D, "to"), lambda x: Boxes3D.from_tensor(x).to(dtype=torch.float64).data), [_XYZ]))
 add(case("Boxes3D.transform_boxes_", G, Call(meth(Boxes3D, "transform_boxes_"), lambda x, m: Boxes3D.from_tensor(x).transform_boxes_(m).data),
          [_XYZ, _M4]))
 
 
-def _verts(b=2, n=5, seed=1210):
-    x1, y1, x2, y2 = _xyxy(b, n, seed).unbind(-1)
+def _corners(xyxy):
+    x1, y1, x2, y2 = xyxy.unbind(-1)
     return torch.stack([torch.stack([x1, y1], -1), torch.stack([x2, y1], -1), torch.stack([x2, y2], -1), torch.stack([x1, y2], -1)], -2)
 
 
-_VID = torch.stack([_verts(2, 5, 1214), _verts(2, 5, 1215), _verts(2, 5, 1216)], 1).contiguous()  # (B, T, N, 4, 2)
+def _verts(b=2, n=5, seed=1210):
+    return derived(_corners, twin(_xyxy, b, n, seed))
+
+
+_VID = derived(lambda *v: torch.stack(v, 1).contiguous(), _verts(2, 5, 1214), _verts(2, 5, 1215), _verts(2, 5, 1216))  # (B, T, N, 4, 2)
 add(case("VideoBoxes.__getitem__", G, Call(meth(VideoBoxes, "__getitem__"), lambda x: VideoBoxes.from_tensor(x)[1].to_tensor("xyxy")), [_VID]))
 add(case("VideoBoxes.clone", G, Call(meth(VideoBoxes, "clone"), lambda x: VideoBoxes.from_tensor(x).clone().to_tensor("xyxy")), [_VID]))
 
 from kornia.geometry import bbox as KBB
 
-add(case("bbox.validate_bbox", G, Call(KBB.validate_bbox, lambda v: v * float(KBB.validate_bbox(v))), [_verts(1, 5)[0].contiguous()],
+add(case("bbox.validate_bbox", G, Call(KBB.validate_bbox, lambda v: v * float(KBB.validate_bbox(v))), [derived(lambda v: v[0].contiguous(), _verts(1, 5))],
          note="a validator that reads the vertices' values (a Python bool): the case scales its input by it"))
 add(case("bbox.validate_bbox3d", G, Call(KBB.validate_bbox3d, lambda v: v * float(KBB.validate_bbox3d(v))),
-         [Boxes3D.from_tensor(_XYZ).to_tensor("vertices")[0].contiguous()],
+         [derived(lambda x: Boxes3D.from_tensor(x).to_tensor("vertices")[0].contiguous(), _XYZ)],
          note="a validator that reads the vertices' values (a Python bool): the case scales its input by it"))
 
 # ------------------------------------------------------------------------------------------------- keypoints
@@ -135,16 +164,31 @@ add(case("VideoKeypoints.to_tensor", G, Call(meth(VideoKeypoints, "to_tensor"), 
 add(case("VideoKeypoints.clone", G, Call(meth(VideoKeypoints, "clone"), lambda k: VideoKeypoints.from_tensor(k).clone().to_tensor()), [_VKP]))
 add(case("VideoKeypoints.transform_keypoints", G,
          Call(meth(VideoKeypoints, "transform_keypoints"), lambda k, m: VideoKeypoints.from_tensor(k).transform_keypoints(m).to_tensor()),
-         [_VKP, _M3.repeat_interleave(3, 0)], note="one homography per frame"))
+         [_VKP, derived(lambda m: m.repeat_interleave(3, 0), _M3)], note="one homography per frame"))
 
 # ------------------------------------------------------------------------------------------------- cameras
 
 G = "geometry.camera"
 _K = camera_matrix(2)
-_K4 = torch.eye(4).repeat(2, 1, 1)
-_K4[:, :3, :3] = _K
-_E = torch.eye(4).repeat(2, 1, 1)
-_E[1, :3, 3] = torch.tensor([0.1, -0.2, 0.3])
+
+
+def _k4(k):
+    out = torch.eye(4).repeat(k.shape[0], 1, 1)
+    out[:, :3, :3] = k
+    return out
+
+
+def _poses(second=False):
+    """Two world-to-camera poses: the identity and a small motion (rotation and translation)."""
+    e = torch.eye(4).repeat(2, 1, 1)
+    angles, t = ([0.05, -0.1, 0.02], [-0.2, 0.1, 0.25]) if second else ([0.0, 0.0, 0.0], [0.1, -0.2, 0.3])
+    e[1, :3, :3] = KG.axis_angle_to_rotation_matrix(torch.tensor([angles]))[0]
+    e[1, :3, 3] = torch.tensor(t)
+    return e
+
+
+_K4 = derived(_k4, _K)
+_E = twin(_poses)
 _HW = (torch.tensor([32.0, 32.0]), torch.tensor([40.0, 40.0]))
 
 
@@ -174,7 +218,13 @@ add(case("pinhole.PinholeCamerasList.scale", G,
 add(case("pinhole.PinholeCamerasList.scale_", G,
          Call(meth(KPIN.PinholeCamerasList, "scale_"), lambda k, e, h, w, s: _pinhole_tensors(_cams_list(k, e, h, w).scale_(s))),
          [_K4, _E, *_HW, torch.tensor([2.0])]))
-_Q34 = torch.tensor([[[1.0, 0.0, 0.0, -20.0], [0.0, 1.0, 0.0, -16.0], [0.0, 0.0, 0.0, 40.0], [0.0, 0.0, 0.05, 0.0]]])
+
+
+def _reprojection(cx, cy, f, inv_baseline):
+    return torch.tensor([[[1.0, 0.0, 0.0, -cx], [0.0, 1.0, 0.0, -cy], [0.0, 0.0, 0.0, f], [0.0, 0.0, inv_baseline, 0.0]]])
+
+
+_Q34 = structured(_reprojection(20.0, 16.0, 40.0, 0.05), _reprojection(21.0, 15.5, 42.0, 0.04))
 add(case("stereo.reproject_disparity_to_3D", G, KST.reproject_disparity_to_3D, [rand(1, 32, 40, 1, seed=1230, low=2.0, high=12.0), _Q34],
          note="a disparity map and the 4x4 reprojection matrix of a 40-pixel focal, 0.5 baseline rig"))
 add(case("stereo.reproject_disparity_to_3D[return_mask]", G, KST.reproject_disparity_to_3D,
@@ -216,15 +266,24 @@ add(case("camera.utils.create_red_images_for_cameras", G,
 # ------------------------------------------------------------------------------------------------- depth warper, registrator, pyramid
 
 G = "geometry.depth"
-_ES = torch.eye(4)[None].clone()
-_ES[0, :3, 3] = torch.tensor([0.05, 0.0, 0.0])
-_ED = torch.eye(4)[None]
-_K41 = _K4[:1]
+
+
+def _source_pose(second=False):
+    e = torch.eye(4)[None].clone()
+    if second:
+        e[0, :3, :3] = KG.axis_angle_to_rotation_matrix(torch.tensor([[0.02, -0.03, 0.01]]))[0]
+    e[0, :3, 3] = torch.tensor([-0.03, 0.02, 0.01] if second else [0.05, 0.0, 0.0])
+    return e
+
+
+_ES = twin(_source_pose)
+_ED = keep(torch.eye(4)[None].clone())  # the destination camera at the origin in both sets
+_K41 = derived(lambda k: k[:1].contiguous(), _K4)
 _H1 = (torch.tensor([32.0]), torch.tensor([40.0]))
 add(case("DepthWarper.compute_projection_matrix", G,
          Call(meth(DepthWarper, "compute_projection_matrix"),
               lambda k, ed, es, h, w: DepthWarper(_pin(k, ed, h, w), 32, 40).compute_projection_matrix(_pin(k, es, h, w))._dst_proj_src),
-         [_K41, _ED, _ES, *_H1], fresh_inputs="intrinsics and rigid extrinsics with structure",
+         [_K41, _ED, _ES, *_H1],
          note="the source-to-destination projection it stores"))
 G = "geometry.transform"
 _IR = ImageRegistrator("similarity", num_iterations=2, pyramid_levels=1)
@@ -248,9 +307,21 @@ def _hpairs(n=40, seed=1250):
 
 _P1, _P2 = _hpairs()
 _RANSAC = RANSAC("homography", max_iter=1, seed=0, local_optimization="dlt")
-_RANSAC_CALLS = record_many([(RANSAC, m) for m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models",
-                                                   "remove_bad_samples", "sample", "validate_inputs", "verify")],
-                            lambda: _RANSAC(_P1, _P2), missing="skip")
+_RANSAC_T = [(RANSAC, m) for m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models", "remove_bad_samples", "sample",
+                                   "validate_inputs", "verify")]
+_RANSAC_CALLS = record_many(_RANSAC_T, lambda: _RANSAC(_P1, _P2), missing="skip")
+_RANSAC_CALLS_F = record_many(_RANSAC_T, lambda: _RANSAC(*_hpairs(seed=1250 + FRESH_OFFSET)), missing="skip")
+# The number of minimal samples that survive remove_bad_samples depends on the data: that step and the
+# ones after it (estimate_model_from_minsample, remove_bad_models, verify) get the first run's minimal
+# samples and models in reverse order as their second set (the same valid samples, each at another
+# position), so their outputs keep their shapes.
+_RANSAC_REVERSED = ("remove_bad_samples", "estimate_model_from_minsample", "remove_bad_models", "verify")
+
+
+def _ransac_fresh(m, inputs):
+    if m in _RANSAC_REVERSED:
+        return tuple(t.flip(0).contiguous() if t.shape[0] != _P1.shape[0] else t.clone() for t in inputs)
+    return fresh_replay(f"RANSAC.{m}", inputs, *_RANSAC_CALLS_F[_key((RANSAC, m))])
 G = "geometry.ransac"
 for _m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models", "remove_bad_samples", "verify", "sample", "validate_inputs"):
     _args, _kw = _RANSAC_CALLS[_key((RANSAC, _m))]
@@ -260,6 +331,7 @@ for _m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models",
     else:
         _module, _inputs = replay(_fn, _fn, _args, _kw)
     add(case(f"RANSAC.{_m}", G, _module, _inputs, check=_m != "sample",
+             fresh_inputs=_ransac_fresh(_m, _inputs),
              note="its arguments in RANSAC('homography', max_iter=1, seed=0, local_optimization='dlt') on 40 correspondences, 6 of them outliers"
              + ("; it draws the minimal sets at random" if _m == "sample" else "")
              + ("; it returns None (or raises), so the case returns the inputs it accepted" if _m == "validate_inputs" else "")))
@@ -280,20 +352,24 @@ def _scene(n=20, seed=1260):
 
 
 _X1, _X2 = _scene()
-_EP_CALLS = {}
+_X1_F, _X2_F = _scene(seed=1260 + FRESH_OFFSET)  # the second scene: other points seen by the same rig
+_EP_CALLS, _EP_CALLS_F = {}, {}
 for _run, _targets in (
-    (lambda: KG.epipolar.find_essential(_X1[:, :5], _X2[:, :5]), [KESS.run_5point, KESS.null_to_Nister_solution, KESS.fun_select,
-                                                                   KNUM.matrix_cofactor_tensor]),
-    (lambda: KG.epipolar.find_fundamental(_X1[:, :7], _X2[:, :7], method="7POINT"), [KFUN.run_7point]),
-    (lambda: KG.epipolar.find_fundamental(_X1, _X2), [KFUN.run_8point]),
+    (lambda x1, x2: KG.epipolar.find_essential(x1[:, :5], x2[:, :5]), [KESS.run_5point, KESS.null_to_Nister_solution, KESS.fun_select,
+                                                                       KNUM.matrix_cofactor_tensor]),
+    (lambda x1, x2: KG.epipolar.find_fundamental(x1[:, :7], x2[:, :7], method="7POINT"), [KFUN.run_7point]),
+    (lambda x1, x2: KG.epipolar.find_fundamental(x1, x2), [KFUN.run_8point]),
 ):
-    _EP_CALLS.update(record_many(_targets, _run, missing="skip"))
+    _first = record_many(_targets, lambda r=_run: r(_X1, _X2), missing="skip")
+    _EP_CALLS.update(_first)
+    _EP_CALLS_F.update(record_second_run(_targets, lambda r=_run: r(_X1_F, _X2_F), _first))
 for _fn in (KESS.run_5point, KESS.null_to_Nister_solution, KESS.fun_select, KNUM.matrix_cofactor_tensor, KFUN.run_7point, KFUN.run_8point):
     _got = _EP_CALLS.get(_key(_fn))
     if _got is None:
         continue
     _module, _inputs = replay(_fn, _fn, *_got)
-    add(case(f"epipolar.{_fn.__name__}", G, _module, _inputs, fresh_inputs="correspondences of one rigid scene (a solver's input has structure)",
+    add(case(f"epipolar.{_fn.__name__}", G, _module, _inputs,
+             fresh_inputs=fresh_replay(f"epipolar.{_fn.__name__}", _inputs, *_EP_CALLS_F[_key(_fn)]),
              note="its arguments in find_essential / find_fundamental on correspondences of a rigid scene"))
 _PTS = torch.cat([_X1, _X2], 0)
 if _key(KNUM.matrix_cofactor_tensor) not in _EP_CALLS:

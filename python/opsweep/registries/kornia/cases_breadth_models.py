@@ -6,8 +6,8 @@ decoding), module-level helpers, and public methods of the model classes.
 Every network is randomly initialised (``seeded``: nothing is downloaded) and small: the graph is the
 block's own, at a width and depth chosen so that one eager call stays well under a second.
 
-Left out (NOT_SURVEYED, each with its reason): callables that download weights or ONNX files, or
-that write files or open windows.
+Left out as skipped cases, each with its reason (``opsweep coverage`` lists them as skipped):
+callables that download weights or ONNX files, or that write files or open windows.
 """
 
 from __future__ import annotations

@@ -14,17 +14,32 @@ from kornia.sensors.camera import camera_model as CM
 from kornia.sensors.camera import distortion_model as DM
 from kornia.sensors.camera import projection_model as PM
 
-from opsweep import case
 from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import rand
+from opsweep.registries.kornia._common import FRESH_OFFSET, case, rand, structured
 
 G = "sensors.camera"
 SIZE = ImageSize(480, 640)
-PIN = torch.tensor([328.0, 328.0, 320.0, 240.0])
-BC = torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005, 0.0001, 0.0, 0.0, 0.0])
-KB = torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005])
-PTS3 = torch.cat([rand(8, 2, seed=1600, low=-0.5, high=0.5), rand(8, 1, seed=1601, low=1.0, high=4.0)], dim=-1).contiguous()
-PTS2 = torch.cat([rand(8, 1, seed=1602, low=20.0, high=620.0), rand(8, 1, seed=1603, low=20.0, high=460.0)], dim=-1).contiguous()
+# Fresh inputs: a camera's parameter vector mixes focal lengths, a principal point and small distortion
+# coefficients, and 3D points lie in front of the camera: each declares a second value of the same kind
+# (another camera, other points); a uniform redraw of either is not a camera or not in front of it.
+PIN = structured(torch.tensor([328.0, 328.0, 320.0, 240.0]), torch.tensor([331.0, 325.0, 322.5, 238.0]))
+BC = structured(torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005, 0.0001, 0.0, 0.0, 0.0]),
+                torch.tensor([331.0, 325.0, 322.5, 238.0, 0.008, -0.001, 0.0012, 0.0004, 0.00008, 0.0, 0.0, 0.0]))
+KB = structured(torch.tensor([328.0, 328.0, 320.0, 240.0, 0.01, -0.002, 0.001, 0.0005]),
+                torch.tensor([331.0, 325.0, 322.5, 238.0, 0.008, -0.001, 0.0012, 0.0004]))
+
+
+def _points3(offset=0):
+    return torch.cat([rand(8, 2, seed=1600 + offset, low=-0.5, high=0.5), rand(8, 1, seed=1601 + offset, low=1.0, high=4.0)], dim=-1).contiguous()
+
+
+def _pixels(offset=0):
+    return torch.cat([rand(8, 1, seed=1602 + offset, low=20.0, high=620.0), rand(8, 1, seed=1603 + offset, low=20.0, high=460.0)],
+                     dim=-1).contiguous()
+
+
+PTS3 = structured(_points3(), _points3(FRESH_OFFSET))
+PTS2 = structured(_pixels(), _pixels(FRESH_OFFSET))
 NPTS2 = rand(8, 2, seed=1604, low=-0.4, high=0.4)
 DEPTH = rand(8, seed=1605, low=1.0, high=4.0)
 CASES = []
