@@ -488,6 +488,22 @@ def eager_other_shapes(ctx: ProbeContext, refs: References, trace: int) -> Outco
     return None
 
 
+def start(ctx: ProbeContext, trace: int) -> tuple[shapes.Plan, References] | Outcome:
+    """How every dynamic path begins: the plan of varied dimensions and the eager references at its
+    shapes, or the n/a that ends the job (no dimension varies, eager raises at another shape). The
+    record's ``dynamic`` says what was planned from here on, should the capture raise."""
+    ctx.step = "no-dynamic-dims"
+    plan = shapes.plan_for(ctx.case)
+    if not plan.varies:
+        return no_dims(ctx, plan)
+    refs = References(ctx, plan)
+    refused = eager_other_shapes(ctx, refs, trace)
+    if refused is not None:
+        return refused
+    finish_record(ctx, plan, trace, [], [], [])
+    return plan, refs
+
+
 def read_findings(ctx: ProbeContext, program: Any, plan: shapes.Plan,
                   recorded: Sequence[Recorded]) -> tuple[list[Finding], list[str]]:
     """``findings`` of an exported program; a failure to read them is a note, not a failure (the

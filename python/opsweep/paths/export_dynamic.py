@@ -45,15 +45,10 @@ def probe_export_dynamic(ctx: ProbeContext) -> Outcome:
     import torch
     from torch.export import Dim
 
-    ctx.step = "no-dynamic-dims"
-    plan = shapes.plan_for(ctx.case)
-    if not plan.varies:
-        return dyn.no_dims(ctx, plan)
-    refs = dyn.References(ctx, plan)
-    refused = dyn.eager_other_shapes(ctx, refs, TRACE)
-    if refused is not None:
-        return refused
-    dyn.finish_record(ctx, plan, TRACE, [], [], [])  # what was planned, should the capture raise
+    started = dyn.start(ctx, TRACE)
+    if isinstance(started, Outcome):
+        return started
+    plan, refs = started
 
     trace_inputs, _, _ = refs.at(plan.shapes[TRACE])
     ctx.step = "export"
