@@ -335,7 +335,27 @@ FRESH_OFFSET = 10_000
 # (registry file being imported, digest of a tensor's dtype, shape and bytes) -> its second value.
 # Declarations are scoped to the registry that makes them: an identity declared a camera pose in one
 # registry is not a pose in another.
-_SECOND: dict[tuple[str, bytes], torch.Tensor] = {}
+class _SecondValues:
+    """The declarations, keyed as above. Not a dict: a case fingerprint that reaches this table
+    (through the code of a helper) must not take its contents, which hold the absolute path of
+    each registry file and grow with every registry loaded before it."""
+
+    __slots__ = ("_by_key",)
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, bytes], torch.Tensor] = {}
+
+    def get(self, key: tuple[str, bytes]) -> torch.Tensor | None:
+        return self._by_key.get(key)
+
+    def __setitem__(self, key: tuple[str, bytes], value: torch.Tensor) -> None:
+        self._by_key[key] = value
+
+    def __repr__(self) -> str:
+        return "<the declared second values of structured inputs>"
+
+
+_SECOND = _SecondValues()
 
 
 def _scope() -> str:
