@@ -470,3 +470,24 @@ def test_deps_are_part_of_the_record_text(copied_run):
     for record in copied_run["records"].values():
         text = json.dumps(record["deps"])
         assert copied_run["root"] not in text and "/root/" not in text
+
+
+def test_a_code_object_that_cannot_be_hashed_is_recorded_by_where_it_is(tmp_path):
+    # Dynamo runs code whose constants hold a dict; hashing a code object hashes its constants, and
+    # recording one failed whole compile jobs ("unhashable type: 'dict'", RandomRain, JigsawGenerator)
+    from opsweep.deps.recorder import CodeRef, _add_code
+
+    lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
+    index = deps.LibraryIndex.build(lib)
+    path = os.path.join(lib.root, "mod.py")
+    with open(path, encoding="utf-8") as f:
+        module_code = compile(f.read(), path, "exec")
+    real = next(c for c in module_code.co_consts if getattr(c, "co_name", "") == "plain")
+    odd = real.replace(co_consts=(*real.co_consts, {"a": 1}))
+    with pytest.raises(TypeError):
+        hash(odd)
+    codes: set = set()
+    _add_code(codes, odd)
+    _add_code(codes, real)
+    (ref,) = [c for c in codes if isinstance(c, CodeRef)]
+    assert index.locate(ref) == index.locate(real) != (None, None)

@@ -107,3 +107,26 @@ def test_with_params_replays_the_recorded_parameters_from_its_inputs():
     assert torch.equal(out, torch.tensor([17.0, 18.0]))  # the live inputs, not the recorded values
     custom = W.WithParams(Gain(), template, 1, Gain, call=lambda mod, p, x: mod(x, params=p))
     assert torch.equal(custom(torch.ones(2), *tensors), torch.tensor([6.0, 7.0]))
+
+
+def test_a_replayed_call_rebuilds_kornia_objects_so_an_in_place_method_sees_the_recorded_value():
+    # transform_boxes edits its Boxes in place: kept as recorded, the object was shared by every call
+    # and each call saw the previous one's result (false mismatches on export and compile)
+    from kornia.geometry.boxes import Boxes
+
+    from opsweep.registries.kornia._breadth import replay
+
+    boxes = Boxes.from_tensor(torch.tensor([[[1.0, 2.0, 5.0, 6.0]]]), mode="xyxy")
+
+    def shift(b, by):
+        b._data += by  # an in-place edit of the object's tensor, as kornia's *_ methods do
+        return b.data
+
+    recorded = boxes.data.clone()
+    module, inputs = replay(shift, shift, (boxes, torch.tensor(1.0)), {})
+    # the Boxes' tensors are graph inputs, not baked constants
+    assert any(torch.equal(t, boxes.data) for t in inputs[:-1]) and torch.equal(inputs[-1], torch.tensor(1.0))
+    first = module(*[t.clone() for t in inputs])
+    second = module(*[t.clone() for t in inputs])
+    assert torch.equal(first, second) and torch.equal(first, recorded + 1)
+    assert torch.equal(boxes.data, recorded)  # the recorded object is untouched

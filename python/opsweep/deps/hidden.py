@@ -47,11 +47,11 @@ class HiddenDeps:
         ``<module>`` code, its callees, transitively, stopping at other modules' code."""
         entries: dict[Any, Any] = {}
         for e in stats:
-            if not isinstance(e.code, str):
+            if isinstance(e.code, types.CodeType):  # not a builtin's label (str) or other (dict)
                 entries[_code_key(e.code)] = e
         for e in stats:
             code = e.code
-            if isinstance(code, str) or code.co_name != "<module>":
+            if not isinstance(code, types.CodeType) or code.co_name != "<module>":
                 continue
             rel, _ = index.locate(code)
             if rel is None:
@@ -63,7 +63,7 @@ class HiddenDeps:
                 cur = todo.pop()
                 for sub in cur.calls or ():
                     c = sub.code
-                    if isinstance(c, str):
+                    if not isinstance(c, types.CodeType):
                         continue
                     k = _code_key(c)
                     if k in seen or c.co_name == "<module>":
@@ -253,7 +253,7 @@ class ImportWatch:
     def functions(self, index: "LibraryIndex") -> set[FunctionId]:
         out = set()
         for e in self.stats:
-            if not isinstance(e.code, str):
+            if isinstance(e.code, types.CodeType):
                 rel, qual = index.locate(e.code)
                 if qual is not None:
                     out.add((rel, qual))  # type: ignore[arg-type]

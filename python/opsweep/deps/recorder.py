@@ -11,7 +11,7 @@ import functools
 import sys
 import threading
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 
 _dynamo_hook_state = {"installed": False, "error": ""}
@@ -51,7 +51,7 @@ def _install_dynamo_hook() -> str:
             code = getattr(self, "f_code", None)
             if isinstance(code, types.CodeType):
                 for r in _active_recorders:
-                    r.dynamo_codes.add(code)
+                    _add_code(r.dynamo_codes, code)
 
     @functools.wraps(original_compile)
     def _compile(*args: Any, **kwargs: Any) -> Any:
@@ -134,6 +134,25 @@ def prepare_recording() -> None:
     _install_dynamo_hook()
 
 
+
+class CodeRef(NamedTuple):
+    """Where a code object is (what ``LibraryIndex.locate`` reads), for a code object that cannot be
+    hashed: Dynamo writes code whose constants hold a dict, and hashing a code object hashes its
+    constants. Such a code object failed the whole job ("unhashable type: 'dict'")."""
+
+    co_filename: str
+    co_firstlineno: int
+    co_name: str
+    co_qualname: str
+
+
+def _add_code(codes: set[Any], code: types.CodeType) -> None:
+    try:
+        codes.add(code)
+    except TypeError:
+        codes.add(CodeRef(code.co_filename, code.co_firstlineno, code.co_name, code.co_qualname))
+
+
 class Recorder:
     """The code objects a job enters: a C-level profiler (calls only) on this thread, a Python
     profile function on threads started meanwhile, and Dynamo's translated code.
@@ -159,11 +178,11 @@ class Recorder:
         if sys.getprofile() is not None and not self.problem:
             self.problem = "another profiler was active when the job started"
         profiler = cProfile.Profile(builtins=False, subcalls=False)
-        add = self._thread_codes.add
+        thread_codes = self._thread_codes
 
         def thread_profile(frame: Any, event: str, arg: Any) -> None:
             if event == "call":
-                add(frame.f_code)
+                _add_code(thread_codes, frame.f_code)
 
         self._previous_thread_profile = threading.getprofile()
         threading.setprofile(thread_profile)
@@ -206,8 +225,9 @@ class Recorder:
         if displaced and not self.problem:
             self.problem = "the job replaced the profiler that records the code it runs"
         for entry in profiler.getstats():
-            if not isinstance(entry.code, str):
-                self.codes.add(entry.code)
+            # a code object, or a builtin's label (a str)
+            if isinstance(entry.code, types.CodeType):
+                _add_code(self.codes, entry.code)
         self.codes |= self._thread_codes
         self._thread_codes = set()
 

@@ -188,9 +188,35 @@ def record_many(targets: list, run: Callable[[], Any], *, index: int = 0, missin
     return out
 
 
+def _is_tensor_record(value: Any) -> bool:
+    """A kornia object that holds tensors in its attributes (Boxes, Keypoints, their 3-D forms)."""
+    if isinstance(value, (torch.Tensor, nn.Module, type)) or not type(value).__module__.startswith("kornia"):
+        return False
+    attrs = getattr(value, "__dict__", None)
+    return isinstance(attrs, dict) and any(isinstance(v, torch.Tensor) for v in attrs.values())
+
+
+class _Rebuilt:
+    """A kornia object among a replayed call's arguments, rebuilt on every call from its attributes
+    with its tensors live graph inputs. Kept as it was recorded, the object was shared by every
+    call: an in-place method (``transform_boxes`` edits its Boxes) made each call see the previous
+    call's result, and the capture "differed" from eager by a transform applied twice."""
+
+    def __init__(self, cls: type, attrs: dict):
+        self.cls = cls
+        self.attrs = attrs
+
+    def __repr__(self) -> str:
+        return f"<{self.cls.__name__} rebuilt per call>"
+
+
 def _frozen(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
+    if _is_tensor_record(value):  # its tensors as they are at the call, like a tensor argument's
+        copy = object.__new__(type(value))
+        copy.__dict__.update(_frozen(dict(vars(value))))
+        return copy
     if isinstance(value, tuple):
         return _rebuild(value, [_frozen(v) for v in value])
     if isinstance(value, list):
@@ -219,6 +245,8 @@ def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
     if isinstance(value, torch.Tensor):
         tensors.append(value)
         return _ReplayedInput(len(tensors) - 1)
+    if _is_tensor_record(value):
+        return _Rebuilt(type(value), _split(dict(vars(value)), tensors))
     if isinstance(value, tuple):
         return _rebuild(value, [_split(v, tensors) for v in value])
     if isinstance(value, list):
@@ -231,6 +259,10 @@ def _split(value: Any, tensors: list[torch.Tensor]) -> Any:
 def _fill(value: Any, inputs: tuple) -> Any:
     if isinstance(value, _ReplayedInput):
         return inputs[value.i]
+    if isinstance(value, _Rebuilt):
+        obj = object.__new__(value.cls)
+        obj.__dict__.update(_fill(value.attrs, inputs))
+        return obj
     if isinstance(value, tuple):
         return _rebuild(value, [_fill(v, inputs) for v in value])
     if isinstance(value, list):
