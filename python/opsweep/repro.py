@@ -10,9 +10,13 @@
   onnxruntime; ``torch.export.export(strict=False)`` and a run of the program; ``torch._dynamo.explain``
   + ``torch.compile(backend="inductor")``), and reports what fails: the exception (type, message,
   traceback), the comparison that differs (output, max abs diff, elements off, with the case's
-  atol / rtol), or the graph breaks and their reasons. The last line starts with
+  atol / rtol), or the graph breaks and their reasons. Like the survey, it then runs the capture on
+  the case's fresh input set and compares it with eager there, so a failure that shows on fresh
+  inputs only (a baked-in threshold, size or branch) reproduces too. The last line starts with
   ``opsweep-repro:``; the exit status is 1 when a failure shows, 0 when everything matches.
-* ``inputs.pt``: the case's input tensors and baked keyword arguments (``torch.save``).
+* ``inputs.pt``: the case's input tensors, its fresh input set (the one the survey checks
+  captures on, ``draw_fresh_inputs``; none when the case has none) and baked keyword arguments
+  (``torch.save``).
 * ``target.pt``: the target object, when it is not a function the script can import.
 * ``model.onnx`` (ONNX path): the file the export gave when the repro was written, if it exported.
 
@@ -236,7 +240,7 @@ def compare(expected, actual):
         close = torch.isclose(a64, e64, rtol=RTOL, atol=ATOL, equal_nan=True)
         if not bool(close.all()):
             diff = (a64 - e64).abs().nan_to_num(0.0)
-            return (f"output {{i}}: max abs diff {{float(diff.max()):.4g}}, {{int((~close).sum())}} of {{e.numel()}} elements "
+            return (f"output {{i}}: max abs diff {{float(diff.max()):.3g}}, {{int((~close).sum())}} of {{e.numel()}} elements "
                     f"outside atol={{ATOL:g}} rtol={{RTOL:g}}")
     return None
 
@@ -271,6 +275,9 @@ def failed(what, exc=None):
 print("versions:", versions())
 saved = torch.load(os.path.join(HERE, "inputs.pt"), weights_only=False)
 INPUTS, KWARGS = tuple(saved["inputs"]), saved["kwargs"]
+# the second input set opsweep checks every capture on (None: the case has none)
+FRESH = tuple(saved["fresh"]) if saved.get("fresh") is not None else None
+FRESH_MISMATCH = {fresh_mismatch!r}
 '''
 
 _TARGETS = {
@@ -329,6 +336,26 @@ torch.manual_seed(0)
 with torch.no_grad():
     expected = [t.detach().clone() for t in flatten(module(False)(*INPUTS))]
 print(f"eager: {{len(expected)}} outputs, shapes {{[list(t.shape) for t in expected]}}")
+
+
+def on_fresh(run, step, what):
+    """The capture on the fresh input set too, as opsweep checks it: a capture that baked in a
+    value of its trace inputs (a threshold, a size, a branch taken) matches eager on them only."""
+    if FRESH is None:
+        return
+    torch.manual_seed(0)
+    with torch.no_grad():
+        expected_fresh = [t.detach().clone() for t in flatten(module(False)(*FRESH))]
+    print("fresh inputs: the capture runs on the second input set")
+    try:
+        torch.manual_seed(0)
+        actual_fresh = run(FRESH)
+    except Exception as e:
+        print("(raised on the fresh inputs only: the trace inputs passed)")
+        failed(step, e)
+    problem = compare(expected_fresh, actual_fresh)
+    if problem:
+        failed(f"mismatch ({{what}} vs eager): {{FRESH_MISMATCH}}: {{problem}}")
 '''
 
 _PATHS = {
@@ -361,6 +388,9 @@ except Exception as e:
 problem = compare(expected, actual)
 if problem:
     failed(f"mismatch (onnxruntime vs eager): {{problem}}")
+on_fresh(lambda xs: list(session.run(None, {{spec.name: x.detach().cpu().contiguous().numpy()
+                                            for spec, x in zip(session.get_inputs(), xs)}})),
+         "ort-run", "onnxruntime")
 print("opsweep-repro: ok: the ONNX model matches eager")
 ''',
     "export": '''\
@@ -379,6 +409,15 @@ except Exception as e:
 problem = compare(expected, actual)
 if problem:
     failed(f"mismatch (exported program vs eager): {{problem}}")
+
+
+def run_program(xs):
+    with torch.no_grad():
+        out = program.module()(*xs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+on_fresh(run_program, "run", "exported program")
 print("opsweep-repro: ok: the exported program matches eager")
 ''',
     "compile": '''\
@@ -414,6 +453,14 @@ except Exception as e:
 problem = compare(expected, actual)
 if problem:
     failed(f"mismatch (compiled vs eager): {{problem}}")
+
+
+def run_compiled(xs):
+    with torch.no_grad():
+        return flatten(compiled(*xs))
+
+
+on_fresh(run_compiled, "compile", "compiled")
 if count:
     failed(f"graph breaks: {{count}}: " + "; ".join(breaks))
 print("opsweep-repro: ok: the compiled module matches eager, no graph break")
@@ -434,7 +481,11 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
     case = materialize(case)
     plan = _target_plan(case)
     lib = library or (getattr(case.target, "__module__", "") or "").split(".", 1)[0] or "the library"
-    kwargs_blob = _pickled({"inputs": [x.detach().clone() for x in case.inputs], "kwargs": dict(case.kwargs)},
+    from opsweep.paths.base import FRESH_MISMATCH, draw_fresh_inputs
+
+    fresh, _ = draw_fresh_inputs(case)  # the set the survey checked the capture on, or none
+    kwargs_blob = _pickled({"inputs": [x.detach().clone() for x in case.inputs], "kwargs": dict(case.kwargs),
+                            "fresh": None if fresh is None else [x.detach().clone() for x in fresh]},
                            f"the inputs and keyword arguments of case {case.name!r}")
     os.makedirs(out_dir, exist_ok=True)
     files: list[str] = []
@@ -448,7 +499,8 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
     from opsweep import __version__ as tool
 
     script = _HEADER.format(case=case.name, path=path, tool=tool, library=lib, extra=extra, atol=case.atol,
-                            rtol=case.rtol, check=case.check, dists=(lib, *_DISTS[path]))
+                            rtol=case.rtol, check=case.check, dists=(lib, *_DISTS[path]),
+                            fresh_mismatch=FRESH_MISMATCH)
     if plan["kind"] == "pickle":
         put("target.pt", plan["data"])
         script += _TARGETS["pickle"]
