@@ -181,7 +181,7 @@ def test_randomness_check_runs_in_every_runtime():
                 "onnx", library=None, threads=1)
     assert r["status"] == "ok-unverified"
     ov = r["subverdicts"]["openvino"]
-    assert ov["status"] == "ok-unverified" and ov["checks"]["randomness"] == {"ran": True, "passed": True, "why": ""}
+    assert ov["status"] == "ok-unverified" and ov["checks"]["randomness"] == {"ran": True, "passed": True, "why": ""}, ov
     # tract refuses the exporter's RandomUniformLike (it wants a shape attribute the spec does not have)
     tr = r["subverdicts"]["tract"]
     assert (tr["status"], tr["step"]) == ("fail", "load") and "RandomUniformLike" in tr["error"]["message"]
