@@ -95,7 +95,28 @@ def graph_input_names(model: bytes) -> list[str]:
 
 def judge_runtime(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host: RuntimeHost,
                   input_names: list[str] | None = None) -> dict[str, Any]:
-    """The sub-verdict of ``spec`` on the exported ``model`` (serialized ModelProto)."""
+    """The sub-verdict of ``spec`` on the exported ``model`` (serialized ModelProto).
+
+    The host is shared by the worker's jobs. A crash in a host that earlier jobs used may be their
+    state's doing, not this model's (OpenVINO segfaulted on a random graph after a test session's
+    other models, never alone): the crashed host is gone, so the job is judged once more in a fresh
+    one, and that answer is the verdict, with a note when it differs."""
+    first = _judge_runtime_once(ctx, spec, model, host, input_names)
+    if first["status"] != "crash":
+        return first
+    second = _judge_runtime_once(ctx, spec, model, host, input_names)
+    if second["status"] != "crash":
+        second["detail"] = scrub(
+            (second["detail"] + "; " if second["detail"] else "")
+            + f"a first attempt crashed the shared runtime host ({first['detail']}); this is the answer of a fresh host",
+            ctx.library)
+    else:
+        second["detail"] = scrub(second["detail"] + " (in a fresh runtime host too)", ctx.library)
+    return second
+
+
+def _judge_runtime_once(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host: RuntimeHost,
+                        input_names: list[str] | None) -> dict[str, Any]:
     names = graph_input_names(model) if input_names is None else input_names
     sub = sub_context(ctx)
     started = time.perf_counter()
