@@ -356,6 +356,20 @@ def on_fresh(run, step, what):
     problem = compare(expected_fresh, actual_fresh)
     if problem:
         failed(f"mismatch ({{what}} vs eager): {{FRESH_MISMATCH}}: {{problem}}")
+
+
+def check(run, step, what):
+    """The capture's run on the trace inputs compared with eager, then, as the survey does, on the
+    fresh input set: the first failure ends the script."""
+    try:
+        torch.manual_seed(0)
+        actual = run(INPUTS)
+    except Exception as e:
+        failed(step, e)
+    problem = compare(expected, actual)
+    if problem:
+        failed(f"mismatch ({{what}} vs eager): {{problem}}")
+    on_fresh(run, step, what)
 '''
 
 _PATHS = {
@@ -380,17 +394,9 @@ try:
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
 except Exception as e:
     failed("ort-load", e)
-try:
-    feeds = {{spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(session.get_inputs(), INPUTS)}}
-    actual = list(session.run(None, feeds))
-except Exception as e:
-    failed("ort-run", e)
-problem = compare(expected, actual)
-if problem:
-    failed(f"mismatch (onnxruntime vs eager): {{problem}}")
-on_fresh(lambda xs: list(session.run(None, {{spec.name: x.detach().cpu().contiguous().numpy()
-                                            for spec, x in zip(session.get_inputs(), xs)}})),
-         "ort-run", "onnxruntime")
+check(lambda xs: list(session.run(None, {{spec.name: x.detach().cpu().contiguous().numpy()
+                                         for spec, x in zip(session.get_inputs(), xs)}})),
+      "ort-run", "onnxruntime")
 print("opsweep-repro: ok: the ONNX model matches eager")
 ''',
     "export": '''\
@@ -399,16 +405,6 @@ try:
     program = torch.export.export(module(True), INPUTS, strict=False)
 except Exception as e:
     failed("export", e)
-try:
-    torch.manual_seed(0)
-    with torch.no_grad():
-        out = program.module()(*INPUTS)
-    actual = list(out) if isinstance(out, (tuple, list)) else [out]
-except Exception as e:
-    failed("run", e)
-problem = compare(expected, actual)
-if problem:
-    failed(f"mismatch (exported program vs eager): {{problem}}")
 
 
 def run_program(xs):
@@ -417,7 +413,7 @@ def run_program(xs):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-on_fresh(run_program, "run", "exported program")
+check(run_program, "run", "exported program")
 print("opsweep-repro: ok: the exported program matches eager")
 ''',
     "compile": '''\
@@ -445,14 +441,8 @@ finally:
     torch._dynamo.reset()
 try:
     compiled = torch.compile(module(False), backend="inductor", fullgraph=False)
-    torch.manual_seed(0)
-    with torch.no_grad():
-        actual = flatten(compiled(*INPUTS))
 except Exception as e:
     failed("compile", e)
-problem = compare(expected, actual)
-if problem:
-    failed(f"mismatch (compiled vs eager): {{problem}}")
 
 
 def run_compiled(xs):
@@ -460,7 +450,7 @@ def run_compiled(xs):
         return flatten(compiled(*xs))
 
 
-on_fresh(run_compiled, "compile", "compiled")
+check(run_compiled, "compile", "compiled")
 if count:
     failed(f"graph breaks: {{count}}: " + "; ".join(breaks))
 print("opsweep-repro: ok: the compiled module matches eager, no graph break")
