@@ -48,7 +48,8 @@ from opsweep.case import Case, RegistryError, materialize
 
 # The paths a reproducer can be written for: those that declare it (PathSpec.reproducible), each
 # with its template in _PATHS (python/tests/test_repro.py holds the two lists equal).
-PATH_IDS = ("onnx", "export", "compile")
+DYNAMIC_PATH_IDS = ("export-dynamic", "onnx-dynamic", "compile-dynamic")
+PATH_IDS = ("onnx", "export", "compile", *DYNAMIC_PATH_IDS)
 
 
 class ReproError(Exception):
@@ -457,7 +458,183 @@ print("opsweep-repro: ok: the compiled module matches eager, no graph break")
 ''',
 }
 
-_DISTS = {"onnx": ("onnx", "onnxscript", "onnxruntime", "numpy"), "export": ("numpy",), "compile": ("numpy",)}
+# The dynamic-shape paths: the input sets the survey ran the capture at (saved by write_repro from
+# the job itself), each compared with eager there, the trace shape's failure reported first.
+_DYNAMIC = '''\
+def shape_text(shape):
+    """2x3x48x56 for one input; inputs joined with ", " (as opsweep writes shapes)."""
+    return ", ".join("x".join(str(v) for v in s) if len(s) else "scalar" for s in shape)
+
+
+SETS = saved["sets"]  # [{{"shape", "role" ("trace" / "other"), "values", "inputs"}}], in the survey's order
+DIMS = {{int(k): list(v) for k, v in saved["dims"].items()}}  # input -> its varied dimensions
+TRACE = next(s for s in SETS if s["role"] == "trace")
+print("varied dimensions:", {{f"x{{i}}": d for i, d in DIMS.items()}})
+print("shapes:", "; ".join(f"{{shape_text(s['shape'])}} ({{s['role']}}, {{s['values']}} values)" for s in SETS))
+
+
+def spec(hint):
+    """dynamic_shapes: every varied dimension gets hint, an input without one None."""
+    return (tuple({{d: hint for d in DIMS[i]}} if i in DIMS else None for i in range(len(INPUTS))),)
+
+
+def eager_at(xs):
+    torch.manual_seed(0)
+    with torch.no_grad():
+        return [t.detach().clone() for t in flatten(module(False)(*xs))]
+
+
+def check_shapes(run, step, what):
+    """The capture at every shape, compared with eager there; the first failure (the trace shape
+    first, as the survey reports it) ends the script; then the fresh input set at the case's own
+    shape when the capture accepts it."""
+    outcomes = []
+    for s in SETS:
+        where = shape_text(s["shape"])
+        expected_here = eager_at(s["inputs"])
+        try:
+            torch.manual_seed(0)
+            actual = run(tuple(x.clone() for x in s["inputs"]))
+        except Exception as e:
+            print(f"at {{where}}: raised {{type(e).__name__}}")
+            outcomes.append((s, e, None))
+            continue
+        problem = compare(expected_here, actual)
+        print(f"at {{where}}: {{problem or 'matches eager'}}")
+        outcomes.append((s, None, problem))
+    for s, e, problem in sorted(outcomes, key=lambda o: o[0]["role"] != "trace"):
+        where = shape_text(s["shape"])
+        if e is not None:
+            failed(f"{{step}} at {{where}}", e)
+        if problem:
+            failed(f"mismatch at {{where}} ({{what}} vs eager): {{problem}}")
+    if SETS and SETS[0]["values"] == "case":
+        on_fresh(run, step, what)
+'''
+
+_PATHS.update({
+    "export-dynamic": '''\
+from torch.export import Dim
+
+print(f"capture: torch.export.export(module, inputs at {{shape_text(TRACE['shape'])}}, dynamic_shapes=<Dim.AUTO on the varied "
+      "dimensions>, strict=False)")
+try:
+    program = torch.export.export(module(True), tuple(TRACE["inputs"]), dynamic_shapes=spec(Dim.AUTO), strict=False)
+except Exception as e:
+    failed("export", e)
+placeholders = [n for n in program.graph.nodes if n.op == "placeholder" and n.name in program.graph_signature.user_inputs]
+for i, node in enumerate(placeholders):
+    print(f"program input x{{i}}: shape {{list(node.meta['val'].shape)}}")
+print("range constraints:", {{str(k): str(v) for k, v in program.range_constraints.items()}})
+
+
+def run_program(xs):
+    with torch.no_grad():
+        out = program.module()(*xs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+check_shapes(run_program, "run", "exported program")
+print("opsweep-repro: ok: the exported program matches eager at every shape it accepts")
+''',
+    "onnx-dynamic": '''\
+import onnx
+import onnxruntime as ort
+from torch.export import Dim
+
+print(f"capture: torch.onnx.export(module, inputs at {{shape_text(TRACE['shape'])}}, dynamo=True, opset_version=18, "
+      "dynamic_shapes=<Dim.DYNAMIC on the varied dimensions>)")
+try:
+    program = torch.onnx.export(module(True), tuple(TRACE["inputs"]), dynamo=True, opset_version=18,
+                                dynamic_shapes=spec(Dim.DYNAMIC), verbose=False)
+    if program is None:
+        raise RuntimeError("torch.onnx.export returned no program")
+    program.save(os.path.join(HERE, "model.onnx"))
+    model = program.model_proto
+except Exception as e:
+    failed("export", e)
+for i, value in enumerate(model.graph.input):
+    dims = [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
+    print(f"ONNX input {{value.name}}: shape {{dims}}")
+try:
+    onnx.checker.check_model(model, full_check=True)
+except Exception as e:
+    failed("checker", e)
+try:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+except Exception as e:
+    failed("ort-load", e)
+check_shapes(lambda xs: list(session.run(None, {{spec.name: x.detach().cpu().contiguous().numpy()
+                                                for spec, x in zip(session.get_inputs(), xs)}})),
+             "ort-run", "onnxruntime")
+print("opsweep-repro: ok: the ONNX model matches eager at every shape it accepts")
+''',
+    "compile-dynamic": '''\
+import torch._dynamo
+import torch._dynamo.guards
+from torch._dynamo.utils import clear_compilation_metrics, get_compilation_metrics
+
+# every failed guard in a recompile reason, not only the first (as Dynamo's recompiles_verbose logging)
+if hasattr(torch._dynamo.guards, "is_recompiles_verbose_enabled"):
+    torch._dynamo.guards.is_recompiles_verbose_enabled = lambda: True
+print("capture: torch.compile(module) (default settings), called at each shape in turn")
+expected_all = [eager_at(s["inputs"]) for s in SETS]  # eager called in the same order
+torch._dynamo.reset()
+clear_compilation_metrics()
+compiled = torch.compile(module(False))
+
+
+def run_compiled(xs):
+    with torch.no_grad():
+        return flatten(compiled(*xs))
+
+
+last_reasons, recompiles = [], 0
+for s, expected_here in zip(SETS, expected_all):
+    where = shape_text(s["shape"])
+    seen = len(get_compilation_metrics())
+    try:
+        torch.manual_seed(0)
+        actual = run_compiled(tuple(x.clone() for x in s["inputs"]))
+    except Exception as e:
+        failed(f"compile at {{where}}", e)
+    metrics = get_compilation_metrics()[seen:]
+    last_reasons = [m.recompile_reason for m in metrics if m.recompile_reason]
+    recompiles += len(last_reasons)
+    print(f"at {{where}}: {{len(metrics)}} compilation(s), {{len(last_reasons)}} recompile(s)")
+    for reason in last_reasons:
+        print(f"  recompile reason: {{' '.join(reason.split())}}")
+    problem = compare(expected_here, actual)
+    if problem:
+        failed(f"mismatch at {{where}} (compiled vs eager): {{problem}}")
+if SETS and SETS[0]["values"] == "case":
+    on_fresh(lambda xs: run_compiled(xs), "compile", "compiled")
+
+
+def equality_guards(reason):
+    """The failed guards of a recompile reason that hold one size (every new size recompiles), not
+    a range (only crossing it recompiles)."""
+    import re
+
+    first = reason.strip().splitlines()[0] if reason.strip() else ""
+    out = []
+    for part in re.split(r"; (?=\\S)", re.sub(r"^\\s*\\d+/\\d+:\\s*", "", first)):
+        expr = part.split("  #")[0]
+        if "size mismatch" in expr or re.search(r"(?<![<>!=])==(?!=)", expr) or expr.startswith("Eq("):
+            out.append(" ".join(part.split()))
+    return out
+
+
+every = [g for r in last_reasons for g in equality_guards(r)]
+if every:
+    failed(f"recompiles on every new shape: {{recompiles}} recompile(s); the last call's guards: " + "; ".join(every))
+print(f"opsweep-repro: ok: the compiled module matches eager at every shape ({{recompiles}} recompile(s))")
+''',
+})
+
+_DISTS = {"onnx": ("onnx", "onnxscript", "onnxruntime", "numpy"), "export": ("numpy",), "compile": ("numpy",),
+          "export-dynamic": ("numpy",), "onnx-dynamic": ("onnx", "onnxscript", "onnxruntime", "numpy"),
+          "compile-dynamic": ("numpy",)}
 
 
 def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = None) -> list[str]:
@@ -474,9 +651,8 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
     from opsweep.paths.base import FRESH_MISMATCH, draw_fresh_inputs
 
     fresh, _ = draw_fresh_inputs(case)  # the set the survey checked the capture on, or none
-    kwargs_blob = _pickled({"inputs": [x.detach().clone() for x in case.inputs], "kwargs": dict(case.kwargs),
-                            "fresh": None if fresh is None else [x.detach().clone() for x in fresh]},
-                           f"the inputs and keyword arguments of case {case.name!r}")
+    saved = {"inputs": [x.detach().clone() for x in case.inputs], "kwargs": dict(case.kwargs),
+             "fresh": None if fresh is None else [x.detach().clone() for x in fresh]}
     os.makedirs(out_dir, exist_ok=True)
     files: list[str] = []
 
@@ -485,7 +661,10 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
             fh.write(data)
         files.append(name)
 
-    extra = ", onnx, onnxscript, onnxruntime" if path == "onnx" else ""
+    extra = ", onnx, onnxscript, onnxruntime" if path in ("onnx", "onnx-dynamic") else ""
+    sets_blob: dict[str, Any] = {}
+    if path in DYNAMIC_PATH_IDS:
+        sets_blob = _dynamic_sets(case, path)
     from opsweep import __version__ as tool
 
     script = _HEADER.format(case=case.name, path=path, tool=tool, library=lib, extra=extra, atol=case.atol,
@@ -499,14 +678,70 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
         script += _TARGETS["wrapper"].format(**plan)
     else:
         script += _TARGETS["import"].format(**plan)
-    script += _CALL.format(method=case.method) + _PATHS[path].format()
-    put("inputs.pt", kwargs_blob)
+    script += _CALL.format(method=case.method)
+    if path in DYNAMIC_PATH_IDS:
+        saved.update(sets_blob)
+        script += _DYNAMIC.format()
+    script += _PATHS[path].format()
+    put("inputs.pt", _pickled(saved, f"the inputs and keyword arguments of case {case.name!r}"))
     if path == "onnx":
         onnx_file = _export_onnx(case)
         if onnx_file is not None:
             put("model.onnx", onnx_file)
     put("repro.py", script.encode())
     return sorted(files)
+
+
+def _dynamic_sets(case: Case, path: str) -> dict[str, Any]:
+    """The input sets a dynamic path runs the capture at, as the survey does: the job is run here
+    once (its record says which shapes it ran, the exported program's specialised dimensions held,
+    and how each set's values were made); each set is rebuilt from that (shapes.inputs_at is
+    seeded by the case and shape). When the job stopped before any run (the export raised), the
+    plan's shapes are used, values drawn (resampled where eager refuses drawn ones)."""
+    from opsweep import shapes
+    from opsweep.job import run_job
+    from opsweep.paths.base import make_module
+
+    plan = shapes.plan_for(case)
+    if not plan.varies:
+        raise ReproError(f"case {case.name!r} has no dimension that varies ({plan.why}): {path} does not apply")
+    record = run_job(case, path, library=None, threads=1)
+    if record["status"] == "n/a":
+        raise ReproError(f"case {case.name!r} is not applicable to {path} ({record['detail']}): nothing to reproduce")
+    dynamic = record.get("dynamic") or {}
+    per_shape = [r for r in dynamic.get("per_shape") or [] if r.get("status") != "skipped"]
+    trace = int(dynamic.get("trace", 1 if path != "compile-dynamic" else 0))
+    if not per_shape:
+        per_shape = [{"shape": s, "role": "trace" if k == trace else "other", "values": ""} for k, s in enumerate(plan.shapes)]
+
+    def eager_accepts(inputs: tuple[Any, ...]) -> bool:
+        import torch
+
+        try:
+            torch.manual_seed(0)
+            with torch.no_grad():
+                make_module(case, flat_outputs=False)(*[x.clone() for x in inputs])
+            return True
+        except Exception:  # noqa: BLE001 - then the survey resampled
+            return False
+
+    sets = []
+    for r in per_shape:
+        shape = tuple(tuple(int(v) for v in s) for s in r["shape"])
+        values = r.get("values") or ""
+        if shape == tuple(tuple(x.shape) for x in case.inputs) and values in ("", "case"):
+            inputs, values = tuple(x.detach().clone() for x in case.inputs), "case"
+        elif values in (shapes.DRAWN, shapes.RESAMPLED):
+            inputs = shapes.inputs_at(case, shape, values, plan.spatial())
+        else:
+            inputs, values = shapes.inputs_at(case, shape, shapes.DRAWN, plan.spatial()), shapes.DRAWN
+            if not eager_accepts(inputs):
+                inputs, values = shapes.inputs_at(case, shape, shapes.RESAMPLED, plan.spatial()), shapes.RESAMPLED
+        sets.append({"shape": [list(s) for s in shape], "role": r["role"], "values": values,
+                     "inputs": [x.detach().clone() for x in inputs]})
+    if not any(s["role"] == "trace" for s in sets):
+        sets[0]["role"] = "trace"
+    return {"sets": sets, "dims": {str(i): list(d) for i, d in plan.dims_by_input().items()}}
 
 
 def _export_onnx(case: Case) -> bytes | None:

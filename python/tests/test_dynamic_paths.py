@@ -209,6 +209,31 @@ def test_compile_dynamic_int_loop_recompiles_every_height(results):
     assert [s["name"] for s in r["dynamic"]["specialised"]] == ["H"]
 
 
+def hw_loop(x):
+    y = x
+    for _ in range(int(x.shape[2]) // 16):
+        y = y + 1
+    for _ in range(int(x.shape[3]) // 8):
+        y = y * 1.01
+    return y
+
+
+def test_compile_dynamic_names_every_guard_that_fails_not_only_the_first():
+    # H and W both read into Python ints: the third call fails both guards; Dynamo's reason
+    # names only the first unless asked for all
+    r = run_job(_case(hw_loop), "compile-dynamic", library=None, threads=1)
+    assert r["status"] == "ok-recompiles"
+    assert r["detail"].startswith("recompiles on every new H, W: (x0[2] // 16) == 3 at ")
+    assert "; (x0[3] // 8) == 7 at " in r["detail"] and r["detail"].endswith("in hw_loop (2 recompiles)")
+    d = r["dynamic"]
+    assert [s["name"] for s in d["specialised"]] == ["H", "W"]
+    assert d["recompiles"] == 2 and [p["recompiles"] for p in d["per_shape"]] == [0, 1, 1]
+    assert [g.split(" at ")[0] for g in d["per_shape"][2]["reasons"]] == ["(x0[2] // 16) == 3", "(x0[3] // 8) == 7"]
+    import torch._dynamo.guards as guards
+
+    assert guards.is_recompiles_verbose_enabled() is False  # the switch is put back after the job
+
+
 # ---------------------------------------------------------------------------------------------
 # not probed
 

@@ -117,6 +117,87 @@ def test_the_reproducer_shows_the_recorded_failure(cases, no_opsweep, tmp_path, 
         assert "model.onnx" in files  # the file that exported, for the bug report
 
 
+DYNAMIC_REGISTRY = os.path.join(FIXTURES, "cases_dynamic.py")
+# planted dynamic-shape failures (python/tests/fixtures/cases_dynamic.py): a failure at the trace
+# shape, a mismatch at another shape only, an export failure, a recompile on every new size
+PLANTED_DYNAMIC = [
+    ("loop_over_height", "onnx-dynamic"),  # mismatch at other heights (the loop count was fixed)
+    ("branch_on_width", "onnx-dynamic"),  # mismatch at 3x3x64x72 only (past the branch's threshold)
+    ("nonzero_vs_width", "export-dynamic"),  # export fails (a data-dependent size)
+    ("export_offset_image", "export-dynamic"),  # mismatch at the trace shape
+    ("compile_offset_image", "compile-dynamic"),  # mismatch at the first call
+    ("lying_fake_image", "compile-dynamic"),  # compile fails (a lying fake kernel)
+    ("loop_over_height", "compile-dynamic"),  # ok-recompiles: every new H recompiles
+]
+
+
+@pytest.fixture(scope="module")
+def dynamic_cases():
+    return {lc.case.name: lc.case for lc in load_registries([DYNAMIC_REGISTRY])}
+
+
+def _failing_shape(record):
+    """The shape the survey's verdict names: the trace shape's run first, as it reports."""
+    runs = sorted(record["dynamic"]["per_shape"], key=lambda r: r["role"] != "trace")
+    bad = next((r for r in runs if r["status"] in ("mismatch", "fail")), None)
+    return bad and (", ".join("x".join(map(str, s)) for s in bad["shape"]), bad)
+
+
+@pytest.mark.parametrize("name,path", PLANTED_DYNAMIC)
+def test_the_reproducer_of_a_dynamic_path_shows_the_recorded_failure_at_its_shape(dynamic_cases, no_opsweep, tmp_path,
+                                                                                  name, path):
+    record = _record(dynamic_cases[name], path)
+    folder = tmp_path / f"{name}-{path}"
+    files = repro.write_repro(dynamic_cases[name], path, str(folder), library="fixture_ops")
+    assert "repro.py" in files and "inputs.pt" in files
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "varied dimensions:" in proc.stdout and "shapes:" in proc.stdout
+    status, found = record["status"], _failing_shape(record)
+    if status == "fail" and not found:  # the capture itself raised
+        step, _, rest = verdict.partition(" failed: ")
+        assert step == record["step"], (verdict, record["step"])
+        assert rest.startswith(record["error"]["type"] + ": "), (verdict, record["error"]["type"])
+        assert _norm(rest[len(record["error"]["type"]) + 2:]).startswith(_norm(record["error"]["message"])[:60])
+    elif status == "fail":
+        where, run = found
+        step, _, rest = verdict.partition(" failed: ")
+        assert step == f"{record['step']} at {where}", (verdict, record["step"], where)
+        assert run["detail"].startswith(f"raised {rest.split(':', 1)[0].rsplit('.', 1)[-1]}:"), (verdict, run["detail"])
+    elif status == "mismatch":
+        where, run = found
+        assert verdict.startswith(f"mismatch at {where} ("), (verdict, where)
+        assert verdict.split("): ", 1)[1] == run["detail"], (verdict, run["detail"])
+        assert re.search(rf"\bat (the trace shape )?{where}[:,]", record["detail"]), (where, record["detail"])
+    elif status == "ok-recompiles":
+        assert verdict.startswith(f"recompiles on every new shape: {record['dynamic']['recompiles']} recompile(s)"), verdict
+        assert "(xs[0].size()[2] // 16) == 3" in verdict  # the guard the record names x0[2]
+        assert "(x0[2] // 16) == 3" in record["detail"]
+    else:
+        pytest.fail(f"{name} through {path} is {status}: not a planted failure")
+
+
+def test_a_dynamic_job_that_passes_reproduces_as_ok_at_the_shapes_it_ran(dynamic_cases, no_opsweep, tmp_path):
+    # ok-static: the exported program holds H at its trace size; the script runs the shapes the
+    # survey ran (H held), not the plan's
+    record = _record(dynamic_cases["loop_over_height"], "export-dynamic")
+    assert (record["status"], record["detail"]) == ("ok-static", "static in H")
+    folder = tmp_path / "loop-export-dynamic"
+    repro.write_repro(dynamic_cases["loop_over_height"], "export-dynamic", str(folder), library="fixture_ops")
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert proc.returncode == 0 and verdict.startswith("ok:"), proc.stdout + proc.stderr
+    shown = next(line for line in proc.stdout.splitlines() if line.startswith("shapes: "))
+    assert [part.split(" (")[0] for part in shown[len("shapes: "):].split("; ")] == ["1x3x48x40", "2x3x48x56", "3x3x48x72"]
+    assert "(trace, drawn values)" in shown
+
+
+def test_a_case_without_varied_dimensions_has_no_dynamic_reproducer(tmp_path):
+    from opsweep import case
+
+    with pytest.raises(repro.ReproError, match="no dimension that varies"):
+        repro.write_repro(case("norm", "g", torch.linalg.norm, [torch.ones(())]), "export-dynamic", str(tmp_path))
+
+
 def test_a_passing_job_reproduces_as_ok(cases, no_opsweep, tmp_path):
     folder = tmp_path / "add_scaled"
     repro.write_repro(cases["add_scaled"], "export", str(folder), library="fixture_ops")
@@ -156,6 +237,6 @@ def test_the_paths_that_declare_a_reproducer_are_the_ones_it_writes():
     assert declared == set(repro.PATH_IDS) == set(repro._PATHS)
     described = {d["id"]: d.get("reproducible", False) for d in describe_paths()}
     assert {p for p, yes in described.items() if yes} == declared
-    assert "export-dynamic" in described and not described["export-dynamic"]
-    with pytest.raises(repro.ReproError, match="no reproducer for path 'export-dynamic'"):
-        repro.write_repro(None, "export-dynamic", "unused")  # refused before the case is looked at
+    assert {"export-dynamic", "onnx-dynamic", "compile-dynamic"} <= declared
+    with pytest.raises(repro.ReproError, match="no reproducer for path 'openvino'"):
+        repro.write_repro(None, "openvino", "unused")  # refused before the case is looked at

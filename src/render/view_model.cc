@@ -146,6 +146,7 @@ bool WantsRepro(Status status) {
     case Status::crash:
     case Status::timeout:
     case Status::ok_breaks:
+    case Status::ok_recompiles:  // the script shows the recompiles and the guards behind them
       return true;
     default:
       return false;

@@ -208,7 +208,7 @@ TEST(ViewModelTest, AFailureDetailCarriesTheReproCommandOfEachFailingPath) {
 
 TEST(ViewModelTest, OnlyAPathThatDeclaresAReproducerShowsTheCommand) {
   // `opsweep repro` writes scripts for the paths whose description says reproducible; a command
-  // the verb would refuse (a dynamic-shape path) is never shown.
+  // the verb would refuse (a path without a template) is never shown.
   Snapshot snapshot = Base();
   for (PathSpec& path : snapshot.paths) {
     if (path.id == "export") path.reproducible = false;

@@ -113,7 +113,7 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
   std::sort(results.begin(), results.end(), [](const auto* a, const auto* b) {
     return a->case_name != b->case_name ? a->case_name < b->case_name : a->path < b->path;
   });
-  std::map<std::string, Json> depsets;
+  std::map<std::string, Json> depsets;  // id -> the map (name -> digest)
   for (const StoredResult* r : results) {
     Json key, record;
     std::string what = fmt::format("result {} / {}", r->case_name, r->path);
@@ -136,21 +136,48 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
     result_lines.push_back(Dump(line));
   }
 
+  // Each distinct (name, digest) pair of the depsets once, as an `entry` line; a depset lists the
+  // ids of its entries in the map's order.
+  std::map<std::pair<std::string, std::string>, std::string> entry_id;  // (name, value JSON) -> id
+  for (const auto& [id, map] : depsets) {
+    for (auto it = map.begin(); it != map.end(); ++it) entry_id.emplace(std::make_pair(it.key(), Dump(it.value())), "");
+  }
+  std::map<std::string, int> prefix_uses;
+  auto long_id = [](const std::pair<std::string, std::string>& e) { return HashHex(e.first + '\n' + e.second); };
+  for (auto& [e, id] : entry_id) prefix_uses[long_id(e).substr(0, kEntryIdChars)]++;
+  std::map<std::string, const std::pair<std::string, std::string>*> entries;  // id -> pair, sorted
+  for (auto& [e, id] : entry_id) {
+    std::string full = long_id(e);
+    // the short id unless two entries share it (then both keep the whole digest)
+    id = prefix_uses[full.substr(0, kEntryIdChars)] > 1 ? full : full.substr(0, kEntryIdChars);
+    entries.emplace(id, &e);
+  }
+
   Json header;
   header["format"] = kFormat;
   header["version"] = kResultsTextVersion;
   header["runs"] = run_lines.size();
   header["cases"] = case_lines.size();
+  header["entries"] = entries.size();
   header["depsets"] = depsets.size();
   header["results"] = result_lines.size();
   out->clear();
   *out += Dump(header) + "\n";
   for (const auto& l : run_lines) *out += l + "\n";
   for (const auto& l : case_lines) *out += l + "\n";
+  for (const auto& [id, e] : entries) {
+    Json line;
+    line["entry"] = id;
+    line["name"] = e->first;
+    line["value"] = Json::parse(e->second);
+    *out += Dump(line) + "\n";
+  }
   for (const auto& [id, map] : depsets) {
+    Json refs = Json::array();
+    for (auto it = map.begin(); it != map.end(); ++it) refs.push_back(entry_id.at({it.key(), Dump(it.value())}));
     Json line;
     line["depset"] = id;
-    line["entries"] = map;
+    line["entries"] = std::move(refs);
     *out += Dump(line) + "\n";
   }
   for (const auto& l : result_lines) *out += l + "\n";
@@ -214,6 +241,8 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
     return false;
   }
   std::map<long long, bool> runs;
+  long long version = 0;
+  std::map<std::string, std::pair<std::string, Json>> entries;  // id -> (name, value), version 2
   std::map<std::string, Json> depsets;
   std::vector<std::pair<size_t, Json>> result_lines;  // resolved once every depset is known
   std::map<std::string, long long> announced;
@@ -239,7 +268,7 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
         *err = "not an opsweep results text file (its first line is not the header)";
         return false;
       }
-      long long version = Int(j, "version", &ok);
+      version = Int(j, "version", &ok);
       if (!ok || version < 1) {
         *err = "the header has no valid version";
         return false;
@@ -249,7 +278,7 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
                            kResultsTextVersion);
         return false;
       }
-      for (const char* kind : {"runs", "cases", "depsets", "results"}) {
+      for (const char* kind : {"runs", "cases", "entries", "depsets", "results"}) {
         bool has = true;
         long long n = Int(j, kind, &has);
         announced[kind] = has ? n : -1;
@@ -282,14 +311,41 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
       }
       c.info_json = Dump(*info);
       out->inventory.push_back(std::move(c));
+    } else if (j.contains("entry")) {
+      std::string id = Str(j, "entry", &ok);
+      std::string name = Str(j, "name", &ok);
+      if (!ok || !j.contains("value")) {
+        skip("an entry line without its fields");
+        continue;
+      }
+      entries[id] = {std::move(name), j["value"]};
     } else if (j.contains("depset")) {
       std::string id = Str(j, "depset", &ok);
-      const Json* entries = Obj(j, "entries", false, &ok);
+      // version 1: the map itself; version 2: the ids of its entry lines, in the map's order
+      const Json* listed = Obj(j, "entries", version >= 2, &ok);
       if (!ok) {
         skip("a depset line without its fields");
         continue;
       }
-      depsets[id] = *entries;
+      if (version < 2) {
+        depsets[id] = *listed;
+        continue;
+      }
+      Json map = Json::object();
+      std::string missing;
+      for (const Json& ref : *listed) {
+        auto it = ref.is_string() ? entries.find(ref.get<std::string>()) : entries.end();
+        if (it == entries.end()) {
+          missing = ref.is_string() ? ref.get<std::string>() : ref.dump();
+          break;
+        }
+        map[it->second.first] = it->second.second;
+      }
+      if (!missing.empty()) {
+        skip(fmt::format("depset {} refers to entry {}, which the file lacks before it", id, missing));
+        continue;
+      }
+      depsets[id] = std::move(map);
     } else if (j.contains("run")) {
       RunInfo r;
       r.id = Int(j, "run", &ok);
@@ -363,6 +419,7 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
   };
   check("runs", out->runs.size());
   check("cases", out->inventory.size());
+  check("entries", entries.size());
   check("depsets", depsets.size());
   check("results", out->results.size());
   return true;

@@ -10,7 +10,9 @@
 // are file names (no absolute paths, no command line), and JSON objects keep their stored key
 // order. Records' dependency maps (`deps.functions`, `deps.modules`: the same few thousand names
 // in most records) are written once each as a `depset` line and referred to as "@<id>", the id a
-// digest of the map.
+// digest of the map; a depset lists the ids of its entries, and each distinct (name, digest)
+// entry is written once as an `entry` line (a depset as a map repeated the same names thousands of
+// times: 2.4 KB a depset, about one depset per job).
 //
 // SQLite stays the working store (durable per job, concurrent readers); `opsweep results export`
 // writes this form in one piece after a run, `opsweep results import` loads it into a database,
@@ -29,7 +31,12 @@
 
 namespace opsweep {
 
-inline constexpr int kResultsTextVersion = 1;
+// 2: depsets list the ids of `entry` lines (each distinct name and digest once) instead of
+// holding their maps; version 1 files are still read.
+inline constexpr int kResultsTextVersion = 2;
+// Hex digits of an entry id: 48 bits, unique among a survey's few thousand entries (two that
+// share them both keep the whole digest instead).
+inline constexpr size_t kEntryIdChars = 12;
 
 // The bytes of `content` in text form. Fails when a stored JSON text is not JSON.
 bool WriteResultsText(const ResultsContent& content, std::string* out, std::string* err);

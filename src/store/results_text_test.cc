@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -91,25 +92,55 @@ TEST(ResultsText, IsOneSortedLinePerJobWithSharedDepsAndNoAbsolutePaths) {
   size_t start = 0;
   for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) lines.push_back(text.substr(start, nl - start));
   ASSERT_EQ(start, text.size());  // every line ends with \n
-  // header, 2 runs (the unreferenced one dropped), 3 cases, 2 depsets, 4 results
-  ASSERT_EQ(lines.size(), 12u) << text;
-  EXPECT_EQ(lines[0], R"({"format":"opsweep-results-text","version":1,"runs":2,"cases":3,"depsets":2,"results":4})");
+  // header, 2 runs (the unreferenced one dropped), 3 cases, 3 entries, 2 depsets, 4 results
+  ASSERT_EQ(lines.size(), 15u) << text;
+  EXPECT_EQ(lines[0],
+            R"({"format":"opsweep-results-text","version":2,"runs":2,"cases":3,"entries":3,"depsets":2,"results":4})");
   EXPECT_EQ(nlohmann::json::parse(lines[1])["started"], "2026-11-30T04:00:00Z");  // renumbered by start
   EXPECT_EQ(nlohmann::json::parse(lines[1])["run"], 1);
   EXPECT_EQ(nlohmann::json::parse(lines[1])["registries"], nlohmann::json::parse(R"(["cases_color.py"])"));
   EXPECT_EQ(text.find("/home/"), std::string::npos) << text;
   EXPECT_EQ(nlohmann::json::parse(lines[3])["case"], "canny");
-  EXPECT_TRUE(nlohmann::json::parse(lines[6]).contains("depset"));
+  // each name and digest once, as an entry; depsets list entry ids in the map's order
+  std::vector<std::string> ids;
+  for (size_t i = 6; i < 9; ++i) {
+    auto e = nlohmann::json::parse(lines[i]);
+    ASSERT_TRUE(e.contains("entry")) << lines[i];
+    EXPECT_EQ(e["entry"].get<std::string>().size(), kEntryIdChars);
+    ids.push_back(e["entry"]);
+  }
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  for (const char* name : {"kornia/color/gray.py:rgb_to_grayscale", "kornia/core/check.py:KORNIA_CHECK"}) {
+    size_t at = text.find(name);
+    ASSERT_NE(at, std::string::npos) << name;
+    EXPECT_EQ(text.find(name, at + 1), std::string::npos) << name << " written twice";
+  }
+  ASSERT_TRUE(nlohmann::json::parse(lines[9]).contains("depset"));
+  ASSERT_TRUE(nlohmann::json::parse(lines[10]).contains("depset"));
+  bool found = false;
+  for (size_t i = 9; i < 11; ++i) {
+    auto d = nlohmann::json::parse(lines[i]);
+    if (d["entries"].size() != 2) continue;
+    found = true;
+    for (size_t k = 0; k < 2; ++k) {
+      std::string name = k == 0 ? "kornia/color/gray.py:rgb_to_grayscale" : "kornia/core/check.py:KORNIA_CHECK";
+      auto e = std::find_if(lines.begin() + 6, lines.begin() + 9,
+                            [&](const std::string& l) { return nlohmann::json::parse(l)["entry"] == d["entries"][k]; });
+      ASSERT_NE(e, lines.begin() + 9);
+      EXPECT_EQ(nlohmann::json::parse(*e)["name"], name);
+    }
+  }
+  EXPECT_TRUE(found) << text;
   std::vector<std::string> jobs;
-  for (size_t i = 8; i < 12; ++i) {
+  for (size_t i = 11; i < 15; ++i) {
     auto j = nlohmann::json::parse(lines[i]);
     jobs.push_back(j["result"].get<std::string>() + "/" + j["path"].get<std::string>());
   }
   EXPECT_EQ(jobs, (std::vector<std::string>{"canny/export", "canny/onnx", "rgb_to_grayscale/onnx", "sobel/onnx"}));
   // the record keeps the worker's key order; its deps maps are references
-  EXPECT_EQ(lines[8].find(R"("record":{"status":"ok","step":"")"), lines[8].find(R"("record":)")) << lines[8];
-  EXPECT_NE(lines[8].find(R"("deps":{"functions":"@)"), std::string::npos) << lines[8];
-  EXPECT_NE(lines[9].find(R"("deps":null)"), std::string::npos) << lines[9];
+  EXPECT_EQ(lines[11].find(R"("record":{"status":"ok","step":"")"), lines[11].find(R"("record":)")) << lines[11];
+  EXPECT_NE(lines[11].find(R"("deps":{"functions":"@)"), std::string::npos) << lines[11];
+  EXPECT_NE(lines[12].find(R"("deps":null)"), std::string::npos) << lines[12];
 }
 
 TEST(ResultsText, ReadsBackWhatItWrote) {
@@ -142,10 +173,38 @@ TEST(ResultsText, RefusesWhatIsNotThisFormatOrTooNew) {
   EXPECT_FALSE(ReadResultsText("", &content, &warnings, &err));
   EXPECT_FALSE(ReadResultsText("SQLite format 3\n", &content, &warnings, &err));
   EXPECT_EQ(err, "not an opsweep results text file (its first line is not the header)");
-  EXPECT_FALSE(ReadResultsText(R"({"format":"opsweep-results-text","version":2})"
+  EXPECT_FALSE(ReadResultsText(R"({"format":"opsweep-results-text","version":3})"
                                "\n",
                                &content, &warnings, &err));
-  EXPECT_EQ(err, "version 2 is newer than this build reads (1); upgrade opsweep");
+  EXPECT_EQ(err, "version 3 is newer than this build reads (2); upgrade opsweep");
+}
+
+// Version 1 (depsets holding their maps; what the repository committed before) is still read.
+TEST(ResultsText, ReadsVersionOne) {
+  std::string v1 =
+      R"({"format":"opsweep-results-text","version":1,"runs":1,"cases":0,"depsets":1,"results":1})"
+      "\n"
+      R"({"run":1,"started":"s","finished":"f","shard":"1/1","harness":"h","registries":[],"env":{},"paths":[]})"
+      "\n"
+      R"({"depset":"d1","entries":{"kornia/a.py:f":"a1","kornia/b.py:g":"b1"}})"
+      "\n"
+      R"({"result":"f","path":"onnx","status":"ok","finished":"f","duration_s":1.0,"attempts":0,"run":1,)"
+      R"("job_key":"k","key":{},"record":{"status":"ok","deps":{"functions":"@d1","modules":null}}})"
+      "\n";
+  ResultsContent content;
+  std::vector<std::string> warnings;
+  std::string err;
+  ASSERT_TRUE(ReadResultsText(v1, &content, &warnings, &err)) << err;
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  ASSERT_EQ(content.results.size(), 1u);
+  EXPECT_EQ(content.results[0].record_json,
+            R"({"status":"ok","deps":{"functions":{"kornia/a.py:f":"a1","kornia/b.py:g":"b1"},"modules":null}})");
+  // written again, as version 2: the same record when read back
+  std::string v2 = Text(content);
+  EXPECT_EQ(v2.rfind(R"({"format":"opsweep-results-text","version":2,)", 0), 0u) << v2;
+  ResultsContent again;
+  ASSERT_TRUE(ReadResultsText(v2, &again, &warnings, &err)) << err;
+  EXPECT_EQ(again.results[0].record_json, content.results[0].record_json);
 }
 
 TEST(ResultsText, SkipsDamagedLinesAndSaysSo) {
@@ -155,15 +214,19 @@ TEST(ResultsText, SkipsDamagedLinesAndSaysSo) {
   std::string damaged = text.substr(0, runs_end + 1) + "{not json\n" + text.substr(runs_end + 1);
   size_t depset = damaged.find(R"({"depset":")");
   damaged.erase(depset, damaged.find('\n', depset) - depset + 1);
+  // and an entry gone: the depset naming it cannot be rebuilt, nor the results that use it
+  size_t entry = damaged.find(R"({"entry":")");
+  damaged.erase(entry, damaged.find('\n', entry) - entry + 1);
   ResultsContent content;
   std::vector<std::string> warnings;
   std::string err;
   ASSERT_TRUE(ReadResultsText(damaged, &content, &warnings, &err)) << err;
-  ASSERT_GE(warnings.size(), 3u);
+  ASSERT_GE(warnings.size(), 4u);
   EXPECT_EQ(warnings[0], "line 4: not a JSON object; skipped");
-  EXPECT_NE(warnings[1].find("refers to depset @"), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[1].find("refers to entry "), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[2].find("refers to depset @"), std::string::npos) << warnings[2];
   EXPECT_NE(warnings.back().find("of the 4 results its header announces"), std::string::npos) << warnings.back();
-  EXPECT_LT(content.results.size(), 4u);
+  EXPECT_EQ(content.results.size(), 1u);  // only the result without deps
 }
 
 TEST(ResultsText, ATruncatedFileNeverCrashesTheReader) {

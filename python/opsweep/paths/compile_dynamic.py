@@ -11,7 +11,8 @@ call; compilation happens inside it), ``compare``.
   that keeps state between calls gets the same history).
   Dynamo state is reset before and after the job.
 - Each call's compilations are read from torch._dynamo.utils.get_compilation_metrics(): how many
-  frames compiled, and each recompilation's guard reason, rewritten to name inputs ``x0[2]``
+  frames compiled, and each recompilation's failed guards (every one, not only the first: the
+  job switches on what Dynamo's ``recompiles_verbose`` logging does), rewritten to name inputs ``x0[2]``
   ("size of x0[2] == 32" when a dimension was compiled static; "2 <= x0[3] <= 60 at f.py:7 in g"
   when a compiled graph only holds on one side of a threshold).
 - Then the checks of ``ProbeContext.verify`` at S0 on the same compiled module
@@ -32,7 +33,9 @@ call; compilation happens inside it), ``compare``.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 from typing import Any
 
@@ -67,7 +70,31 @@ def guard_text(reason: str) -> str:
     expr = _INPUT_SIZE.sub(lambda g: f"x{g.group(1)}[{g.group(2)}]", expr.strip())
     expr = _LOCAL_SIZE.sub(lambda g: f"{g.group(1)}[{g.group(2)}]", expr)
     loc = _LOCATION.search(rest)
-    return f"{expr} at {loc.group(1)}" if loc else expr
+    return f"{expr} at {_whole_path(loc.group(1))}" if loc else expr
+
+
+def _whole_path(location: str) -> str:
+    """``f.py:7 in g`` with its file's absolute path put back where torch cut it: torch shortens a
+    file name by the common path it shares with torch's own folder, and for a file outside
+    site-packages that is ``/``, leaving ``ome/me/proj/f.py`` (``/h`` cut). The whole path,
+    found among the loaded modules' files, is what ``scrub`` recognises (the library's root, a
+    home folder) and rewrites."""
+    file, sep, rest = location.partition(":")
+    if not sep or os.path.isabs(file):
+        return location
+    for module in list(sys.modules.values()):
+        whole = getattr(module, "__file__", None)
+        if isinstance(whole, str) and len(whole) == len(file) + 2 and whole.startswith("/") and whole[2:] == file:
+            return f"{whole}:{rest}"
+    return location
+
+
+def guard_texts(reason: str) -> list[str]:
+    """Every failed guard of one recompile reason (Dynamo joins them with ``; `` after the
+    ``0/1:`` frame prefix), each as ``guard_text`` writes it."""
+    first = reason.strip().splitlines()[0] if reason.strip() else ""
+    first = re.sub(r"^\s*\d+/\d+:\s*", "", first)
+    return [guard_text(part) for part in re.split(r"; (?=\S)", first) if part.strip()]
 
 
 def guard_kind(text: str) -> str:
@@ -142,6 +169,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         for r, expected in zip(runs, history):
             r.expected = expected
     per_call: list[dict[str, Any]] = []
+    every_failed_guard = None
     try:
         torch._dynamo.reset()
         clear_compilation_metrics()
@@ -153,6 +181,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
                 return flatten(compiled(*inputs))
 
         t0 = time.perf_counter()
+        every_failed_guard = _every_failed_guard()
         for r in runs:
             seen = len(get_compilation_metrics())
             ctx.step = "compile"
@@ -164,8 +193,9 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
                 r.status, r.error = "fail", e
                 r.detail = f"raised {type(e).__name__}: {scrub(dyn._first_line(e), ctx.library)}"
             metrics = get_compilation_metrics()[seen:]
-            reasons = [scrub(guard_text(m.recompile_reason), ctx.library) for m in metrics if m.recompile_reason]
-            per_call.append({"compiles": len(metrics), "recompiles": len(reasons), "reasons": reasons[:MAX_REASONS]})
+            recompiled = [m.recompile_reason for m in metrics if m.recompile_reason]
+            reasons = [scrub(t, ctx.library) for reason in recompiled for t in guard_texts(reason)]
+            per_call.append({"compiles": len(metrics), "recompiles": len(recompiled), "reasons": reasons[:MAX_REASONS]})
             if r.status == "fail":
                 break
         ctx.capture_s = time.perf_counter() - t0
@@ -188,7 +218,27 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         failed = dyn.check_case_shape(ctx, runs, run, "compile", status, detail)
         return failed if failed is not None else dyn.supported(ctx, status, detail)
     finally:
+        if every_failed_guard is not None:
+            every_failed_guard()
         torch._dynamo.reset()
+
+
+def _every_failed_guard():
+    """Makes Dynamo's recompile reasons name every guard that failed, not only the first (a
+    function that reads both H and W into Python ints fails both guards; the first alone names H),
+    as its ``recompiles_verbose`` logging artifact does, without that artifact's log output.
+    Returns the function that restores it (None when this torch has no such switch)."""
+    import torch._dynamo.guards as guards
+
+    original = getattr(guards, "is_recompiles_verbose_enabled", None)
+    if original is None:
+        return None
+    guards.is_recompiles_verbose_enabled = lambda: True
+
+    def restore() -> None:
+        guards.is_recompiles_verbose_enabled = original
+
+    return restore
 
 
 def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], recompiles: int) -> tuple[str, str]:
@@ -198,7 +248,7 @@ def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], rec
     equal = [g for g in last if guard_kind(g) == "equality"]
     if equal:
         names = shapes.names_text(f.name for f in fixed) or "shape"
-        return "ok-recompiles", f"recompiles on every new {names}: {equal[0]} ({count})"
+        return "ok-recompiles", f"recompiles on every new {names}: {'; '.join(equal)} ({count})"
     if last:
         return "ok", (f"{count}; once more at {shapes.shape_text(plan.shapes[-1])}: {last[0]} "
                       f"(a size threshold, not every shape)")
@@ -218,5 +268,6 @@ PATH = PathSpec(
     probe=probe_compile_dynamic,
     order=60,
     group="dynamic shapes",
+    reproducible=True,
     uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.compile", *shapes.OVERRIDE_MODULES),
 )

@@ -100,5 +100,6 @@ PATH = PathSpec(
     probe=probe_export_dynamic,
     order=40,
     group="dynamic shapes",
+    reproducible=True,
     uses=("opsweep.shapes", "opsweep.paths._dynamic", *shapes.OVERRIDE_MODULES),
 )

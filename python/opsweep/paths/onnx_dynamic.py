@@ -153,5 +153,6 @@ PATH = PathSpec(
     env=_env,
     order=50,
     group="dynamic shapes",
+    reproducible=True,
     uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.onnx", *shapes.OVERRIDE_MODULES),
 )
