@@ -353,3 +353,25 @@ def record_second_run(targets: list, run: Callable[[], Any], first: dict, *, ind
         if calls.keys() >= first.keys() and all(_structure(calls[k]) == _structure(first[k]) for k in first):
             return {k: calls[k] for k in first}
     raise LookupError(f"no seed in {seeds} gives the second run the structure of the first")
+
+
+def skipped_cases(not_probed: dict[str, str], group: str) -> list[Any]:
+    """A skipped case for each callable that cannot be probed offline (``not_probed`` maps its
+    dotted name to why): named by its last three parts, the page lists it with the reason."""
+    import importlib
+
+    from opsweep import case
+
+    out = []
+    for dotted, reason in not_probed.items():
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+                break
+            except ImportError:
+                continue
+        for part in parts[i:]:
+            obj = getattr(obj, part)
+        out.append(case(".".join(parts[-3:]), group, getattr(obj, "__func__", obj), [], skip=reason))
+    return out

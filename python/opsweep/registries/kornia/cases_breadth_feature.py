@@ -73,7 +73,7 @@ from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetect
 from kornia.geometry.conversions import axis_angle_to_rotation_matrix as KG_axis_angle
 
 from opsweep.registries.kornia._breadth import (Call, _key, fresh_replay, lazy_built, lazy_call, method_function, record, record_many, replay,
-                                                seeded, truncated)
+                                                seeded, skipped_cases, truncated)
 from opsweep.registries.kornia._common import FRESH_OFFSET, Built, case, detector_image, rand, randint, randn, structured
 
 RI = "random init"
@@ -903,25 +903,7 @@ _NOT_PROBED = {
 }
 
 
-def _skipped(dotted: str, reason: str) -> None:
-    """A callable that cannot be probed offline: a skipped case names it and says why (the page lists it)."""
-    import importlib
-
-    parts = dotted.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-            break
-        except ImportError:
-            continue
-    for part in parts[i:]:
-        obj = getattr(obj, part)
-    obj = getattr(obj, "__func__", obj)
-    add(case(".".join(parts[-3:]), "feature", obj, [],
-             skip=reason))
-
-
-for _name, _reason in _NOT_PROBED.items():
-    _skipped(_name, _reason)
+for _skipped in skipped_cases(_NOT_PROBED, "feature"):
+    add(_skipped)
 
 NOT_SURVEYED: dict = {}

@@ -58,7 +58,7 @@ from kornia.models.yunet import model as YUM
 from kornia.models.yunet import processors as YUP
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, lazy_built, seeded
+from opsweep.registries.kornia._breadth import Call, lazy_built, seeded, skipped_cases
 from opsweep.registries.kornia._common import Built, rand, randint, randn
 
 RI = "random init"
@@ -568,25 +568,7 @@ _NOT_PROBED = {
 }
 
 
-def _skipped(dotted: str, reason: str) -> None:
-    """A callable that cannot be probed offline: a skipped case names it and says why (the page lists it)."""
-    import importlib
-
-    parts = dotted.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-            break
-        except ImportError:
-            continue
-    for part in parts[i:]:
-        obj = getattr(obj, part)
-    obj = getattr(obj, "__func__", obj)
-    add(case(".".join(parts[-3:]), "models", obj, [],
-             skip=reason))
-
-
-for _name, _reason in _NOT_PROBED.items():
-    _skipped(_name, _reason)
+for _skipped in skipped_cases(_NOT_PROBED, "models"):
+    add(_skipped)
 
 NOT_SURVEYED: dict = {}
