@@ -373,6 +373,25 @@ def check(run, step, what):
     on_fresh(run, step, what)
 '''
 
+# onnx.checker, an onnxruntime session and its run (the onnx paths' common steps)
+_ONNX_SESSION = '''\
+try:
+    onnx.checker.check_model(model, full_check=True)
+except Exception as e:
+    failed("checker", e)
+try:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+except Exception as e:
+    failed("ort-load", e)
+
+
+def run_session(xs):
+    feeds = {{spec.name: x.detach().cpu().contiguous().numpy() for spec, x in zip(session.get_inputs(), xs)}}
+    return list(session.run(None, feeds))
+
+
+'''
+
 _PATHS = {
     "onnx": '''\
 import onnx
@@ -387,17 +406,7 @@ try:
     model = program.model_proto
 except Exception as e:
     failed("export", e)
-try:
-    onnx.checker.check_model(model, full_check=True)
-except Exception as e:
-    failed("checker", e)
-try:
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-except Exception as e:
-    failed("ort-load", e)
-check(lambda xs: list(session.run(None, {{spec.name: x.detach().cpu().contiguous().numpy()
-                                         for spec, x in zip(session.get_inputs(), xs)}})),
-      "ort-run", "onnxruntime")
+''' + _ONNX_SESSION + '''check(run_session, "ort-run", "onnxruntime")
 print("opsweep-repro: ok: the ONNX model matches eager")
 ''',
     "export": '''\
@@ -556,17 +565,7 @@ except Exception as e:
 for i, value in enumerate(model.graph.input):
     dims = [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
     print(f"ONNX input {{value.name}}: shape {{dims}}")
-try:
-    onnx.checker.check_model(model, full_check=True)
-except Exception as e:
-    failed("checker", e)
-try:
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-except Exception as e:
-    failed("ort-load", e)
-check_shapes(lambda xs: list(session.run(None, {{spec.name: x.detach().cpu().contiguous().numpy()
-                                                for spec, x in zip(session.get_inputs(), xs)}})),
-             "ort-run", "onnxruntime")
+''' + _ONNX_SESSION + '''check_shapes(run_session, "ort-run", "onnxruntime")
 print("opsweep-repro: ok: the ONNX model matches eager at every shape it accepts")
 ''',
     "compile-dynamic": '''\
