@@ -392,6 +392,18 @@ def run_session(xs):
 
 '''
 
+# the exported program's run, its outputs as a list (the export paths)
+_RUN_PROGRAM = '''\
+
+
+def run_program(xs):
+    with torch.no_grad():
+        out = program.module()(*xs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+'''
+
 _PATHS = {
     "onnx": '''\
 import onnx
@@ -416,14 +428,7 @@ try:
 except Exception as e:
     failed("export", e)
 
-
-def run_program(xs):
-    with torch.no_grad():
-        out = program.module()(*xs)
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
-check(run_program, "run", "exported program")
+''' + _RUN_PROGRAM + '''check(run_program, "run", "exported program")
 print("opsweep-repro: ok: the exported program matches eager")
 ''',
     "compile": '''\
@@ -536,14 +541,7 @@ for i, node in enumerate(placeholders):
     print(f"program input x{{i}}: shape {{list(node.meta['val'].shape)}}")
 print("range constraints:", {{str(k): str(v) for k, v in program.range_constraints.items()}})
 
-
-def run_program(xs):
-    with torch.no_grad():
-        out = program.module()(*xs)
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
-check_shapes(run_program, "run", "exported program")
+''' + _RUN_PROGRAM + '''check_shapes(run_program, "run", "exported program")
 print("opsweep-repro: ok: the exported program matches eager at every shape it accepts")
 ''',
     "onnx-dynamic": '''\
