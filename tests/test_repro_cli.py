@@ -33,3 +33,24 @@ def test_repro_of_an_unknown_case_is_one_line(binary, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["opsweep repro: no case named 'no_such_case' in the registries given"]
     assert not (tmp_path / "x").exists()
+
+
+def test_repro_of_a_dynamic_shape_path_holds_the_sets_the_survey_ran(binary, tmp_path):
+    # the verb passes the path through; the harness runs the job once to learn the shapes
+    registry = FIXTURES / "cases_dynamic.py"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "python"), str(FIXTURES)]))
+    proc = subprocess.run([str(binary), "repro", "branch_on_width", "--path", "export-dynamic", "--cases", str(registry),
+                           "--python", sys.executable], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / "repro" / "branch_on_width-export-dynamic"
+    assert sorted(p.name for p in folder.iterdir()) == ["inputs.pt", "repro.py"]
+    script = (folder / "repro.py").read_text()
+    assert "dynamic_shapes=spec(Dim.AUTO)" in script and 'SETS = saved["sets"]' in script
+
+
+def test_repro_of_a_skipped_case_on_a_dynamic_path_is_one_line(binary, tmp_path):
+    proc = _repro(binary, tmp_path, "skipped", "--path", "compile-dynamic", "-o", str(tmp_path / "x"))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("opsweep repro: case 'skipped' is skipped ("), lines
+    assert not (tmp_path / "x").exists()
