@@ -138,7 +138,8 @@ std::optional<DetailLine> LineFor(const Outcome& outcome, const ReasonLinks& lin
   return line;
 }
 
-// The statuses worth a reproducer: the job did not give what eager gives, or broke the graph.
+// The statuses worth a reproducer: the job did not give what eager gives, broke the graph, or
+// recompiles on every new size.
 bool WantsRepro(Status status) {
   switch (status) {
     case Status::fail:
