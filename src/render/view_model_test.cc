@@ -223,6 +223,24 @@ TEST(ViewModelTest, OnlyAPathThatDeclaresAReproducerShowsTheCommand) {
                                                             "opsweep repro 'RandomCrop[p=0.5][random]' --path compile"}));
 }
 
+TEST(ViewModelTest, ADynamicPathThatRecompilesOnEveryNewSizeShowsItsReproducer) {
+  // compile-dynamic declares a reproducer; ok-recompiles wants one (the script shows the guards),
+  // ok-static does not (nothing is wrong at the shapes it accepts)
+  Snapshot snapshot = Base();
+  snapshot.paths = testing::BundledPaths({"onnx", "export", "compile", "export-dynamic", "compile-dynamic"});
+  Record record = MakeRecord("rotate", "geometry", "", kOk, kOk, kOk);
+  record.paths["export-dynamic"] = Outcome(Status::ok_static);
+  record.paths["export-dynamic"].detail = "static in H, W";
+  record.paths["compile-dynamic"] = Outcome(Status::ok_recompiles);
+  record.paths["compile-dynamic"].detail = "recompiles on every new H: size of x0[2] == 48 (2 recompiles)";
+  snapshot.records = {record};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const RowView& row = vm.packages[0].sections[0].rows[0];
+  std::vector<std::string> commands;
+  for (const auto& line : row.details) commands.insert(commands.end(), line.repro.begin(), line.repro.end());
+  EXPECT_EQ(commands, (std::vector<std::string>{"opsweep repro rotate --path compile-dynamic"}));
+}
+
 TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWords) {
   Snapshot snapshot = Base();
   snapshot.reasons["unclassified"] = {"Not classified yet", "cause", "hint", "opsweep"};
