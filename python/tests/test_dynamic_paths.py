@@ -234,6 +234,36 @@ def test_compile_dynamic_names_every_guard_that_fails_not_only_the_first():
     assert guards.is_recompiles_verbose_enabled() is False  # the switch is put back after the job
 
 
+_BY_HEIGHT = {32: 1.0, 48: 2.0, 64: 3.0}
+_BY_WIDTH = {40: 1.5, 56: 2.5, 72: 3.5}
+
+
+def hw_scale(x):
+    # a size used as a dict key: Dynamo compiles it as a constant (H and W static in the graph)
+    return x * _BY_HEIGHT.get(x.shape[2], 1.0) * _BY_WIDTH.get(x.shape[3], 1.0)
+
+
+def test_compile_dynamic_asks_every_dimension_when_a_static_size_names_only_the_first():
+    # H and W are constants of the graph: the recompile reason is a size mismatch at the first
+    # index that differs (H) only; the compiled graphs' guards, asked with only W grown, say W
+    # recompiles too
+    r = run_job(_case(hw_scale), "compile-dynamic", library=None, threads=1)
+    assert r["dynamic"]["per_shape"][2]["reasons"] == ["size of x0[2] == 48"]  # what Dynamo says
+    assert r["status"] == "ok-recompiles"
+    assert r["detail"] == "recompiles on every new H, W: size of x0[2] == 48 (2 recompiles)"
+    found = {s["name"]: s for s in r["dynamic"]["specialised"]}
+    assert list(found) == ["H", "W"]
+    assert found["H"]["why"] == "size of x0[2] == 48"
+    assert found["W"]["why"] == "no compiled graph accepts a new W after the three calls"
+    assert found["W"]["value"] == 72 and found["W"]["source"] == "compile"
+
+
+def test_compile_dynamic_a_dimension_every_graph_keeps_dynamic_is_not_static(results):
+    # the batch of int_loop is dynamic after the second call: asked, only H recompiles
+    assert [s["name"] for s in results[("int_loop", "compile-dynamic")]["dynamic"]["specialised"]] == ["H"]
+    assert results[("any_shape", "compile-dynamic")]["dynamic"]["specialised"] == []
+
+
 # ---------------------------------------------------------------------------------------------
 # not probed
 

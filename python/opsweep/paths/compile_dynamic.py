@@ -15,6 +15,11 @@ call; compilation happens inside it), ``compare``.
   job switches on what Dynamo's ``recompiles_verbose`` logging does), rewritten to name inputs ``x0[2]``
   ("size of x0[2] == 32" when a dimension was compiled static; "2 <= x0[3] <= 60 at f.py:7 in g"
   when a compiled graph only holds on one side of a threshold).
+- Which dimensions recompile at every new size is then asked of the compiled graphs' guards
+  (``every_new_size``): the third call's inputs with one group of dimensions grown to a fourth
+  size, accepted by none of the frame's cache entries, mean that group recompiles every time.
+  Dynamo's reason names only the first size that differs when dimensions were compiled static
+  (``size of x0[2] == 48`` for a graph static in H and W). Without that API, the reasons decide.
 - Then the checks of ``ProbeContext.verify`` at S0 on the same compiled module
   (paths/_dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
   randomness.
@@ -205,6 +210,9 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         guards = [g for call in per_call for g in call["reasons"]]
         last = per_call[-1]["reasons"] if len(per_call) == len(runs) else []
         fixed = guarded_dims(plan, last, plan.shapes[-2])
+        asked = every_new_size(compiled, plan, ctx.case) if len(per_call) == len(runs) and last else None
+        if asked is not None:
+            fixed = _asked_findings(plan, fixed, asked)
         recompiles = sum(call["recompiles"] for call in per_call)
         dyn.finish_record(ctx, plan, TRACE, runs, fixed, guards[:MAX_REASONS], recompiles=recompiles)
         for entry, call in zip(ctx.dynamic["per_shape"], per_call):
@@ -212,7 +220,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         failed = dyn.verdict(ctx, runs, "compile")
         if failed is not None:
             return failed
-        status, detail = _supported(plan, fixed, last, recompiles)
+        status, detail = _supported(plan, fixed, last, recompiles, asked=asked is not None)
         # the checks of ProbeContext.verify at the case's own shape (the first call's), on the same
         # compiled module: after the three calls, the recompile count above is already read
         failed = dyn.check_case_shape(ctx, runs, run, "compile", status, detail)
@@ -221,6 +229,68 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         if every_failed_guard is not None:
             every_failed_guard()
         torch._dynamo.reset()
+
+
+def every_new_size(compiled: Any, plan: shapes.Plan, case: Any) -> list[list[shapes.VariedDim]] | None:
+    """The groups of varied dimensions (those the plan grows together: equal in the case's own
+    shape) that recompile at every new size after the three calls: the third call's inputs with
+    only that group grown once more (a fourth size, as the plan would make it) are accepted by no
+    graph compiled for the case's frame. Only guards are evaluated; nothing runs or compiles.
+    Dynamo's recompile reason names only the first size that differs (``size of x0[2] == 48``
+    when H and W were both compiled static); this asks each dimension. None when it cannot be
+    asked: this torch has no cache-entry API, or no entry accepts the third call's own inputs (the
+    guards read more than the frame's arguments)."""
+    import torch
+
+    try:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+        module = compiled._orig_mod
+        entries = _debug_get_cache_entry_list(type(module).forward.__code__)
+    except Exception:  # noqa: BLE001 - a torch without it: the reasons alone decide
+        return None
+    if not entries:
+        return None
+
+    def accepted(shape: Any) -> bool:
+        inputs = shapes.inputs_at(case, shape, shapes.RESAMPLED, plan.spatial())
+        with torch.no_grad():
+            return any(bool(e.guard_manager.check({"self": module, "inputs": inputs})) for e in entries)
+
+    third = plan.shapes[-1]
+    try:
+        if not accepted(third):
+            return None
+        groups: dict[int, list[shapes.VariedDim]] = {}
+        for v in plan.dims:
+            groups.setdefault(plan.shapes[0][v.input][v.dim], []).append(v)
+        fourth = shapes.size_map(groups, 3)
+        out = []
+        for size, dims in groups.items():
+            shape = [list(s) for s in third]
+            for v in dims:
+                shape[v.input][v.dim] = fourth[size]
+            if not accepted(tuple(tuple(s) for s in shape)):
+                out.append(dims)
+        return out
+    except Exception:  # noqa: BLE001 - a guard that cannot be evaluated here: the reasons decide
+        return None
+
+
+def _asked_findings(plan: shapes.Plan, fixed: list[dyn.Finding], found: list[list[shapes.VariedDim]]) -> list[dyn.Finding]:
+    """The dimensions ``every_new_size`` found (its answer replaces what the third call's guards
+    suggest), each with its guard from ``fixed`` when one names it."""
+    named = {(f.input, f.dim): f for f in fixed}
+    out = []
+    third = plan.shapes[-1]
+    for dims in found:
+        for v in dims:
+            f = named.get((v.input, v.dim))
+            out.append(f if f is not None else dyn.Finding(
+                v.input, v.dim, plan.name_of(v.input, v.dim), "constant", value=third[v.input][v.dim],
+                why=f"no compiled graph accepts a new {plan.name_of(v.input, v.dim)} after the three calls",
+                source="compile"))
+    return out
 
 
 def _every_failed_guard():
@@ -241,14 +311,20 @@ def _every_failed_guard():
     return restore
 
 
-def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], recompiles: int) -> tuple[str, str]:
-    """Status and detail of three calls that all matched eager, from the third call's recompile
-    reasons (``last``)."""
+def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], recompiles: int,
+               asked: bool = False) -> tuple[str, str]:
+    """Status and detail of three calls that all matched eager: ``ok-recompiles`` when a new size
+    of some dimension recompiles every time (``fixed``, when ``asked``: ``every_new_size`` said
+    so), else from the third call's recompile reasons (``last``): an equality guard."""
     count = f"{recompiles} recompile{'s' if recompiles != 1 else ''}"
     equal = [g for g in last if guard_kind(g) == "equality"]
-    if equal:
+    if fixed if asked else equal:
         names = shapes.names_text(f.name for f in fixed) or "shape"
-        return "ok-recompiles", f"recompiles on every new {names}: {'; '.join(equal)} ({count})"
+        why = "; ".join(equal) or fixed[0].why
+        return "ok-recompiles", f"recompiles on every new {names}: {why} ({count})"
+    if equal:  # asked: the graph the third call compiled takes a fourth size
+        return "ok", (f"{count}; once more at {shapes.shape_text(plan.shapes[-1])}: {equal[0]}, "
+                      f"then a new size compiles nothing")
     if last:
         return "ok", (f"{count}; once more at {shapes.shape_text(plan.shapes[-1])}: {last[0]} "
                       f"(a size threshold, not every shape)")
