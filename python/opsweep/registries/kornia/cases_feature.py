@@ -143,6 +143,12 @@ def _mask(seed: int, p: float) -> torch.Tensor:
 
 
 DET = detector_image()  # 1x1x64x80
+# The fresh input set of the detector + HardNet pipelines: the same structure with other noise, on
+# which every feature slot they ask for is still a real keypoint (seeds 25, 26 and 54 of 7..59 are).
+# The default fresh set (uniform noise in DET's range) leaves 1 to 3 padding slots in 4 of them, and
+# a padding slot's constant patch comes out of HardNet's per-patch normalisation as rounding noise,
+# so compiled and eager differed there (by up to 0.29) while every real keypoint matched.
+DET_FRESH = detector_image(seed=25)
 DET2 = torch.cat([detector_image(), detector_image(seed=16).flip(-1)], 0).contiguous()  # 2x1x64x80
 DET_RGB = DET.expand(1, 3, H, W).contiguous() * torch.tensor([1.0, 0.9, 0.8]).view(1, 3, 1, 1)
 LAFS = _lafs(16, seed=20)
@@ -600,6 +606,7 @@ add(case("LocalFeature", G_INT,
 add(case("LocalFeature[scaling_coef=2,hardnet]", G_INT,
          lazy(lambda: KF.LocalFeature(KF.ScaleSpaceDetector(4, resp_module=KF.CornerGFTT()),
                                       KF.LAFDescriptor(KF.HardNet(False)), 2.0), surveys=KF.LocalFeature), [DET],
+         fresh_inputs=[DET_FRESH],
          note="random-init HardNet; 4 features, all real corners (more would leave padding slots, whose constant "
          "patches HardNet's per-patch normalisation turns into noise)"))
 
@@ -672,9 +679,9 @@ def _integrated(name, num_features, upright):
 for _name in _INTEGRATED:
     _cls = getattr(KF, _name)
     _extra = _EXTRA_NOTE.get(_name, "")
-    add(case(_name, G_INT, lazy(_integrated, _name, 8, False, surveys=_cls), [DET],
+    add(case(_name, G_INT, lazy(_integrated, _name, 8, False, surveys=_cls), [DET], fresh_inputs=[DET_FRESH],
              note=_NOTE_ASM.format(_name) + "; 8 features, all real keypoints" + _extra))
-    add(case(f"{_name}[upright]", G_INT, lazy(_integrated, _name, 6, True, surveys=_cls), [DET],
+    add(case(f"{_name}[upright]", G_INT, lazy(_integrated, _name, 6, True, surveys=_cls), [DET], fresh_inputs=[DET_FRESH],
              note=_NOTE_ASM.format(_name) + "; upright, 6 features, all real keypoints" + _extra))
 
 
