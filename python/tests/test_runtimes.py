@@ -150,6 +150,30 @@ def test_a_runtime_that_crashes_costs_only_its_own_verdict(tmp_path, host):
     assert judge_runtime(ctx, echo, model, host)["status"] == "ok"
 
 
+def test_a_runtime_that_outgrows_its_memory_budget_costs_only_its_own_verdict(tmp_path):
+    # the engine limits the worker's process group, host included: a runtime that blows up must be
+    # stopped by its own budget first, or the engine's kill takes the onnxruntime verdict along
+    from opsweep.runtimes.client import RuntimeHost
+
+    small = RuntimeHost(threads=1, memory_limit_mib=512)
+    try:
+        c = case("identity", "t", lambda x: x.clone(), [torch.rand(4)])
+        model = graph([oh.make_node("Identity", ["x"], ["y"])], [tensor("x", [4])], [tensor("y", [4])])
+        ctx = context(c, tmp_path)
+        balloon = RuntimeSpec(id="balloon", title="Balloon", label="B", adapter=f"{FAKES}:Balloon", distribution="",
+                              time_limit_s=60)
+        t0 = time.perf_counter()
+        v = judge_runtime(ctx, balloon, model, small)
+        assert (v["status"], v["step"]) == ("crash", "run"), v
+        assert "exceeded its memory budget of 512 MiB" in v["detail"] and "(in a fresh runtime host too)" in v["detail"], v
+        assert time.perf_counter() - t0 < 30
+        assert not small.alive()
+        echo = RuntimeSpec(id="echo", title="Echo", label="E", adapter=f"{FAKES}:Echo", distribution="", time_limit_s=30)
+        assert judge_runtime(ctx, echo, model, small)["status"] == "ok"  # a new host serves the next one
+    finally:
+        small.close()
+
+
 def test_runtime_errors_are_answers_not_crashes(host):
     reply = host.request({"op": "run", "inputs": [np.zeros(2)]}, 10)  # nothing loaded
     assert reply.kind == "error" and reply.error["message"] == "no model loaded"

@@ -8,7 +8,13 @@ Contract of ``RuntimeHost.request(message, timeout_s) -> Reply``:
 - ``ok``: the host answered ``{"ok": true, ...}``; ``error``: it answered with an exception of the
   runtime (``reply.error``: type, message, chain).
 - ``timeout``: no whole answer within ``timeout_s``; the host is killed (SIGKILL) and reaped.
-- ``crash``: the host died before answering (``reply.detail``: "exited with signal 11 (SIGSEGV)").
+- ``crash``: the host died before answering (``reply.detail``: "exited with signal 11 (SIGSEGV)"),
+  or grew past its memory budget while working on the request: it is killed and reaped ("the
+  runtime host exceeded its memory budget of 4096 MiB"). The budget (``memory_limit_mib``, default
+  ``$OPSWEEP_RUNTIME_MEMORY_MIB`` or 4096; 0 for none) keeps a runtime that blows up (the
+  reference evaluator's numpy convolutions, a runtime's compile of a large model) inside its own
+  verdict: the host is in the worker's process group, whose memory the engine limits as a whole,
+  and the engine's kill would take the worker's onnxruntime verdict along.
 Nothing here raises for what a runtime does; a failure to start the host is a ``crash`` too.
 """
 
@@ -27,6 +33,24 @@ from typing import Any
 HOST_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.py")
 _HEADER_SIZE = 8
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+DEFAULT_MEMORY_MIB = 4096
+MEMORY_POLL_S = 0.2  # how often the host's resident size is read while it works
+
+
+def _default_memory_mib() -> int:
+    try:
+        return max(0, int(os.environ.get("OPSWEEP_RUNTIME_MEMORY_MIB", DEFAULT_MEMORY_MIB)))
+    except ValueError:
+        return DEFAULT_MEMORY_MIB
+
+
+def resident_mib(pid: int) -> float | None:
+    """The resident size of process ``pid`` (MiB), None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 @dataclasses.dataclass
@@ -55,9 +79,10 @@ def describe_exit(code: int | None) -> str:
 class RuntimeHost:
     """One host process, restarted on demand. Not thread-safe (one worker, one job at a time)."""
 
-    def __init__(self, threads: int = 1, python: str = sys.executable):
+    def __init__(self, threads: int = 1, python: str = sys.executable, memory_limit_mib: int | None = None):
         self.threads = max(1, int(threads))
         self.python = python
+        self.memory_limit_mib = _default_memory_mib() if memory_limit_mib is None else max(0, int(memory_limit_mib))
         self._proc: subprocess.Popen[bytes] | None = None
         self._to_host: int | None = None
         self._from_host: int | None = None
@@ -129,6 +154,17 @@ class RuntimeHost:
             pass
         self.kill()
 
+    def _over_budget(self) -> Reply | None:
+        """A crash reply (the host killed) when the host has grown past its memory budget."""
+        if not self.memory_limit_mib or self._proc is None:
+            return None
+        rss = resident_mib(self._proc.pid)
+        if rss is None or rss <= self.memory_limit_mib:
+            return None
+        self.kill()
+        return Reply("crash", detail=f"the runtime host exceeded its memory budget of {self.memory_limit_mib} MiB "
+                                     f"({rss:,.0f} MiB resident); it was killed")
+
     def _died(self) -> Reply:
         proc = self._proc
         code = None
@@ -189,8 +225,12 @@ class RuntimeHost:
                 if remaining <= 0:
                     self.kill()
                     return Reply("timeout", detail=f"no answer within {timeout_s:g} s; the runtime host was killed")
-                readable, _, _ = select.select([fd], [], [], remaining)
+                wait = min(remaining, MEMORY_POLL_S) if self.memory_limit_mib else remaining
+                readable, _, _ = select.select([fd], [], [], wait)
                 if not readable:
+                    over = self._over_budget()
+                    if over is not None:
+                        return over
                     continue
                 chunk = os.read(fd, max(need - len(buf), 1 << 16))
                 if not chunk:
