@@ -32,7 +32,7 @@ def test_export_import_export_is_byte_identical_and_merges_the_same(tmp_path):
     reg, db = survey(tmp_path)
     opsweep("results", "export", "--db", str(db), "-o", "a.jsonl", cwd=tmp_path)
     text = (tmp_path / "a.jsonl").read_bytes()
-    assert text.count(b"\n") == 1 + 1 + 3 + 2 + 9  # header, the run, 3 cases, 2 depsets, 9 results
+    assert text.count(b"\n") == 1 + 1 + 3 + 3 + 2 + 9  # header, the run, 3 cases, 3 entries, 2 depsets, 9 results
     assert str(tmp_path).encode() not in text  # no absolute paths (the run's registries are file names)
     p = opsweep("results", "import", "a.jsonl", "--db", "b.db", cwd=tmp_path)
     assert "9 added" in p.stderr
