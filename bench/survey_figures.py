@@ -20,7 +20,9 @@ Reads the results text form (docs/formats.md section 4.1, versions 1 and 2) and 
 - the job time per path and each run's wall time;
 - with ``--matrix``, several surveys side by side (issue 16): supported per path, pass all three.
 
-Only results whose job is in the file count; superseded results are not in a text form export.
+Each (case, path) counts once, with its latest result. In a partial survey some of those may be
+from an older harness, to be re-probed (``opsweep run --dry-run`` says how many are current); in a
+finished one every result is current.
 """
 
 from __future__ import annotations
