@@ -143,13 +143,14 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
     for (auto it = map.begin(); it != map.end(); ++it) entry_id.emplace(std::make_pair(it.key(), Dump(it.value())), "");
   }
   std::map<std::string, int> prefix_uses;
-  auto long_id = [](const std::pair<std::string, std::string>& e) { return HashHex(e.first + '\n' + e.second); };
-  for (auto& [e, id] : entry_id) prefix_uses[long_id(e).substr(0, kEntryIdChars)]++;
+  for (auto& [e, id] : entry_id) {
+    id = HashHex(e.first + '\n' + e.second);  // the whole digest, shortened below
+    prefix_uses[id.substr(0, kEntryIdChars)]++;
+  }
   std::map<std::string, const std::pair<std::string, std::string>*> entries;  // id -> pair, sorted
   for (auto& [e, id] : entry_id) {
-    std::string full = long_id(e);
     // the short id unless two entries share it (then both keep the whole digest)
-    id = prefix_uses[full.substr(0, kEntryIdChars)] > 1 ? full : full.substr(0, kEntryIdChars);
+    if (prefix_uses[id.substr(0, kEntryIdChars)] == 1) id.resize(kEntryIdChars);
     entries.emplace(id, &e);
   }
 

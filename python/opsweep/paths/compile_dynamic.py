@@ -38,11 +38,12 @@ call; compilation happens inside it), ``compare``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 import time
-from typing import Any
+from typing import Any, Iterator
 
 from opsweep import shapes
 from opsweep.evidence import scrub
@@ -98,8 +99,7 @@ def guard_texts(reason: str) -> list[str]:
     """Every failed guard of one recompile reason (Dynamo joins them with ``; `` after the
     ``0/1:`` frame prefix), each as ``guard_text`` writes it."""
     first = reason.strip().splitlines()[0] if reason.strip() else ""
-    first = re.sub(r"^\s*\d+/\d+:\s*", "", first)
-    return [guard_text(part) for part in re.split(r"; (?=\S)", first) if part.strip()]
+    return [guard_text(part) for part in re.split(r"; (?=\S)", first) if part.strip()]  # guard_text drops the prefix
 
 
 def guard_kind(text: str) -> str:
@@ -174,7 +174,6 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         for r, expected in zip(runs, history):
             r.expected = expected
     per_call: list[dict[str, Any]] = []
-    every_failed_guard = None
     try:
         torch._dynamo.reset()
         clear_compilation_metrics()
@@ -186,23 +185,11 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
                 return flatten(compiled(*inputs))
 
         t0 = time.perf_counter()
-        every_failed_guard = _every_failed_guard()
-        for r in runs:
-            seen = len(get_compilation_metrics())
-            ctx.step = "compile"
-            seed_everything(0)
-            try:
-                actual = run(tuple(x.clone() for x in r.inputs))
-                dyn.judge(ctx, r, actual)
-            except Exception as e:  # noqa: BLE001 - a call failing is the finding
-                r.status, r.error = "fail", e
-                r.detail = f"raised {type(e).__name__}: {scrub(dyn._first_line(e), ctx.library)}"
-            metrics = get_compilation_metrics()[seen:]
-            recompiled = [m.recompile_reason for m in metrics if m.recompile_reason]
-            reasons = [scrub(t, ctx.library) for reason in recompiled for t in guard_texts(reason)]
-            per_call.append({"compiles": len(metrics), "recompiles": len(recompiled), "reasons": reasons[:MAX_REASONS]})
-            if r.status == "fail":
-                break
+        with _every_failed_guard():
+            for r in runs:
+                per_call.append(_call(ctx, r, run, get_compilation_metrics))
+                if r.status == "fail":
+                    break
         ctx.capture_s = time.perf_counter() - t0
         for r in runs[len(per_call):]:
             r.status, r.detail = "skipped", "an earlier call raised"
@@ -226,9 +213,24 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         failed = dyn.check_case_shape(ctx, runs, run, "compile", status, detail)
         return failed if failed is not None else dyn.supported(ctx, status, detail)
     finally:
-        if every_failed_guard is not None:
-            every_failed_guard()
         torch._dynamo.reset()
+
+
+def _call(ctx: ProbeContext, r: dyn.ShapeRun, run: Any, get_compilation_metrics: Any) -> dict[str, Any]:
+    """One call of the compiled module at ``r``'s shape, judged against eager; what it compiled."""
+    seen = len(get_compilation_metrics())
+    ctx.step = "compile"
+    seed_everything(0)
+    try:
+        actual = run(tuple(x.clone() for x in r.inputs))
+        dyn.judge(ctx, r, actual)
+    except Exception as e:  # noqa: BLE001 - a call failing is the finding
+        r.status, r.error = "fail", e
+        r.detail = f"raised {type(e).__name__}: {scrub(dyn._first_line(e), ctx.library)}"
+    metrics = get_compilation_metrics()[seen:]
+    recompiled = [m.recompile_reason for m in metrics if m.recompile_reason]
+    reasons = [scrub(t, ctx.library) for reason in recompiled for t in guard_texts(reason)]
+    return {"compiles": len(metrics), "recompiles": len(recompiled), "reasons": reasons[:MAX_REASONS]}
 
 
 def every_new_size(compiled: Any, plan: shapes.Plan, case: Any) -> list[list[shapes.VariedDim]] | None:
@@ -293,22 +295,23 @@ def _asked_findings(plan: shapes.Plan, fixed: list[dyn.Finding], found: list[lis
     return out
 
 
-def _every_failed_guard():
-    """Makes Dynamo's recompile reasons name every guard that failed, not only the first (a
+@contextlib.contextmanager
+def _every_failed_guard() -> Iterator[None]:
+    """Within it, Dynamo's recompile reasons name every guard that failed, not only the first (a
     function that reads both H and W into Python ints fails both guards; the first alone names H),
-    as its ``recompiles_verbose`` logging artifact does, without that artifact's log output.
-    Returns the function that restores it (None when this torch has no such switch)."""
+    as its ``recompiles_verbose`` logging artifact does, without that artifact's log output. A
+    torch without the switch is left as it is."""
     import torch._dynamo.guards as guards
 
     original = getattr(guards, "is_recompiles_verbose_enabled", None)
     if original is None:
-        return None
+        yield
+        return
     guards.is_recompiles_verbose_enabled = lambda: True
-
-    def restore() -> None:
+    try:
+        yield
+    finally:
         guards.is_recompiles_verbose_enabled = original
-
-    return restore
 
 
 def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], recompiles: int,
