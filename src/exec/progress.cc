@@ -82,13 +82,14 @@ void Progress::Tick() {
   if (tty_ ? now - last_draw_ >= 1.0 : now - last_draw_ >= 10.0) Draw();
 }
 
-void Progress::Finish(std::string_view ending) {
+void Progress::Finish(std::string_view ending, std::string_view workers) {
   if (tty_ && drawn_) terminal_->Write("\r\x1b[K");
   double wall = clock_->Now() - started_;
   std::string counts = Counts();
-  std::string line = fmt::format("opsweep run: {}{} of {} jobs ran ({}); {} reused from earlier runs; wall {}\n",
+  std::string line = fmt::format("opsweep run: {}{} of {} jobs ran ({}); {} reused from earlier runs; wall {}{}\n",
                                  ending.empty() ? "" : std::string(ending) + ": ", done_, total_,
-                                 counts.empty() ? "none" : counts, reused_, FormatDuration(wall));
+                                 counts.empty() ? "none" : counts, reused_, FormatDuration(wall),
+                                 workers.empty() ? "" : "; " + std::string(workers));
   terminal_->Write(line);
 }
 

@@ -27,8 +27,9 @@ class Progress {
   // One job ended; `expected_s` is what it was expected to take (0 when unknown).
   void OnOutcome(Status status, double expected_s = 0);
   void Tick();
-  // The final line; `ending` is "" for a completed run, else e.g. "interrupted".
-  void Finish(std::string_view ending);
+  // The final line; `ending` is "" for a completed run, else e.g. "interrupted"; `workers`, when
+  // not empty, is appended ("workers lost 2, replaced 1 after growing past 4519 MiB").
+  void Finish(std::string_view ending, std::string_view workers = "");
 
   // The status text shown on both kinds of terminal ("[12/40 30%] ok 10, fail 2 | 3.1 jobs/min | ETA 2m10s").
   std::string StatusText();

@@ -158,9 +158,16 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   end = supervisor_->Run(jobs, &observer, &run_err);
   if (end == RunEnd::completed) supervisor_->Stop();
   summary->restarts = supervisor_->restarts();
+  summary->recycled = supervisor_->recycled();
   std::string finish_err;
   bool finished = store_->FinishRun(run_id, clock_->UtcIso(), &finish_err);
-  progress.Finish(end == RunEnd::completed ? "" : end == RunEnd::interrupted ? "interrupted" : "stopped");
+  std::string workers;
+  if (summary->restarts > 0) workers = fmt::format("workers lost {}", summary->restarts);
+  if (summary->recycled > 0) {
+    workers += fmt::format("{}replaced {} between jobs to free memory", workers.empty() ? "workers " : ", ",
+                           summary->recycled);
+  }
+  progress.Finish(end == RunEnd::completed ? "" : end == RunEnd::interrupted ? "interrupted" : "stopped", workers);
   if (end == RunEnd::failed || end == RunEnd::stopped) {
     *err = run_err;
     return end;

@@ -34,6 +34,7 @@ struct RunSummary {
   size_t reused = 0;
   size_t to_run = 0;
   int restarts = 0;
+  int recycled = 0;  // workers replaced between jobs for their memory
 };
 
 class RunSession {

@@ -118,6 +118,7 @@ TEST(RunSession, ReusesCurrentResultsAndRetriesACrashOnce) {
   s.pool.scripts["b|compile"] = FakeJobScript{FakeJobScript::Kind::exit, "", 1, ExitStatus{0, SIGSEGV}};
   ASSERT_EQ(s.Execute(), RunEnd::completed);
   EXPECT_EQ(s.store.results.at({"b", "compile"}).attempts, 1);
+  EXPECT_NE(s.term.out.find("reused from earlier runs; wall 5s; workers lost 1\n"), std::string::npos) << s.term.out;
 
   Session again;
   again.store = s.store;

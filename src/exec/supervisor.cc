@@ -64,7 +64,9 @@ RunEnd Supervisor::Run(const std::vector<SupervisedJob>& jobs, RunObserver* obse
   observer_ = observer;
   queue_.clear();
   for (size_t i = 0; i < jobs.size(); ++i) queue_.push_back(i);
+  fresh_queue_.clear();
   poison_counts_.assign(jobs.size(), 0);
+  memory_retried_.assign(jobs.size(), false);
   remaining_ = jobs.size();
   while (remaining_ > 0) {
     if (pool_->Interrupted()) {
@@ -102,16 +104,19 @@ bool Supervisor::StartWorker(int slot) {
 }
 
 void Supervisor::AssignJobs() {
-  for (int i = 0; i < static_cast<int>(slots_.size()) && !queue_.empty(); ++i) {
+  for (int i = 0; i < static_cast<int>(slots_.size()) && !(queue_.empty() && fresh_queue_.empty()); ++i) {
     Slot& s = slots_[i];
     if (s.state != Slot::State::idle) continue;
-    size_t job = queue_.front();
-    queue_.pop_front();
+    // A fresh worker serves the memory retries first; a warm one never takes them.
+    std::deque<size_t>& from = s.jobs_done == 0 && !fresh_queue_.empty() ? fresh_queue_ : queue_;
+    if (from.empty()) continue;
+    size_t job = from.front();
+    from.pop_front();
     long long id = ++next_id_;
     std::string err;
     if (!pool_->Send(i, JobMessage(id, (*jobs_)[job].case_name, (*jobs_)[job].path), &err)) {
       // The worker went away between jobs: not the job's fault.
-      queue_.push_front(job);
+      from.push_front(job);
       KillAndLose(i);
       if (failed()) return;
       continue;
@@ -125,16 +130,29 @@ void Supervisor::AssignJobs() {
 }
 
 void Supervisor::StartWorkersAsNeeded() {
-  size_t busy = 0, live = 0;
+  size_t busy = 0, live = 0, fresh = 0;
   for (const auto& s : slots_) {
     if (s.state == Slot::State::busy) ++busy;
     if (s.state != Slot::State::empty) ++live;
+    if (s.state == Slot::State::starting || (s.state == Slot::State::idle && s.jobs_done == 0)) ++fresh;
   }
-  size_t needed = std::min(slots_.size(), queue_.size() + busy);
+  size_t want_fresh = fresh_queue_.size() > fresh ? fresh_queue_.size() - fresh : 0;
+  size_t needed = std::min(slots_.size(), queue_.size() + fresh_queue_.size() + busy);
   for (int i = 0; i < static_cast<int>(slots_.size()) && live < needed; ++i) {
     if (slots_[i].state != Slot::State::empty) continue;
     if (!StartWorker(i)) return;
     ++live;
+    if (want_fresh > 0) --want_fresh;
+  }
+  // A memory retry runs only in a fresh worker; when no slot is free for one, idle warm workers
+  // make room (a warm worker would take every other job before it).
+  for (int i = 0; i < static_cast<int>(slots_.size()) && want_fresh > 0; ++i) {
+    if (slots_[i].state != Slot::State::idle || slots_[i].jobs_done == 0) continue;
+    pool_->Kill(i);
+    slots_[i] = Slot{};
+    ++recycled_;
+    if (!StartWorker(i)) return;
+    --want_fresh;
   }
 }
 
@@ -194,7 +212,15 @@ void Supervisor::HandleLine(int slot, const std::string& line) {
   bool same_job = msg.id == s.job_id && msg.case_name == job.case_name && msg.path == job.path;
   if (msg.type == WorkerMessage::Type::result && same_job) {
     Finish(slot, msg.status, msg.record_json);
-    if (!failed()) s.state = Slot::State::idle;
+    if (failed()) return;
+    s.state = Slot::State::idle;
+    ++s.jobs_done;
+    if (RecycleBytes() > 0) {  // what the job left behind, measured now rather than at the last poll
+      std::vector<long long> rss;
+      pool_->SampleMemory(&rss);
+      if (slot < static_cast<int>(rss.size())) s.rss = rss[slot];
+      RecycleIfGrown(slot);
+    }
     return;
   }
   if (msg.type == WorkerMessage::Type::poisoned && same_job) {
@@ -358,7 +384,12 @@ void Supervisor::CheckMemory() {
   long long limit_mib = options_.memory_limit_bytes / (1024 * 1024);
   for (int i = 0; i < static_cast<int>(slots_.size()) && i < static_cast<int>(rss.size()); ++i) {
     Slot& s = slots_[i];
-    if (s.state == Slot::State::empty || rss[i] <= options_.memory_limit_bytes) continue;
+    if (s.state == Slot::State::empty) continue;
+    s.rss = rss[i];
+    if (rss[i] <= options_.memory_limit_bytes) {
+      if (s.state == Slot::State::idle) RecycleIfGrown(i);
+      continue;
+    }
     pool_->Kill(i);
     if (s.state == Slot::State::starting) {
       s = Slot{};
@@ -366,8 +397,16 @@ void Supervisor::CheckMemory() {
       return;
     }
     if (s.state == Slot::State::busy) {
-      Finish(i, Status::crash, EngineRecord(Status::crash, MemoryDetail(limit_mib), clock_->Now() - s.started));
-      if (failed()) return;
+      if (s.jobs_done > 0 && !memory_retried_[s.job]) {
+        // Not yet the job's verdict: the worker had run other jobs first.
+        memory_retried_[s.job] = true;
+        fresh_queue_.push_back(s.job);
+      } else {
+        std::string detail = MemoryDetail(limit_mib);
+        if (memory_retried_[s.job]) detail += ", again as the first job of a fresh worker";
+        Finish(i, Status::crash, EngineRecord(Status::crash, detail, clock_->Now() - s.started));
+        if (failed()) return;
+      }
     }
     LoseWorker(i);
     if (failed()) return;
@@ -385,6 +424,21 @@ void Supervisor::Finish(int slot, Status status, const std::string& record_json)
 void Supervisor::KillAndLose(int slot) {
   pool_->Kill(slot);
   LoseWorker(slot);
+}
+
+long long Supervisor::RecycleBytes() const {
+  if (options_.recycle_bytes >= 0) return options_.recycle_bytes;
+  return options_.memory_limit_bytes / 2;
+}
+
+void Supervisor::RecycleIfGrown(int slot) {
+  Slot& s = slots_[slot];
+  long long threshold = RecycleBytes();
+  if (s.state != Slot::State::idle || threshold <= 0 || s.rss <= threshold) return;
+  // Planned, not a loss: the restart cap is for workers that died or were killed mid-job.
+  pool_->Kill(slot);
+  s = Slot{};
+  ++recycled_;
 }
 
 void Supervisor::LoseWorker(int slot) {

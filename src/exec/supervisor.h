@@ -2,7 +2,11 @@
 // It owns time. A job past its deadline gets its worker's process group killed and a `timeout`
 // record; a worker that dies mid-job gives `crash` (signal or exit code); garbage on the protocol
 // kills the worker and gives `crash` ("protocol error: ..."); a worker over the memory limit is
-// killed and gives `crash`. A `poisoned` worker is replaced. When the message carries the job's
+// killed and gives `crash`, but only when the job ran first in a fresh worker: a warm worker carries
+// what earlier jobs left behind (caches, fragmentation), so a job that crosses the limit there is
+// re-queued once for a fresh worker, and only its run there decides. Between jobs, a worker whose
+// resident size passed `recycle_bytes` is replaced (not counted as a restart), so the next job
+// starts lean. A `poisoned` worker is replaced. When the message carries the job's
 // record, the job did finish: that record is kept, with a note saying the worker was replaced, and
 // the job is not re-run (it would only poison the next worker). Without a record the job is
 // re-queued at the front, and a job that poisons a worker twice that way gets `crash`. `crash`
@@ -28,6 +32,7 @@ struct SupervisorOptions {
   long long memory_limit_bytes = 0;  // per worker process group; 0 = none
   int max_restarts = 50;
   double memory_poll_s = 1.0;
+  long long recycle_bytes = -1;  // replace an idle worker above this RSS; -1 = half the memory limit, 0 = never
   double tick_s = 1.0;        // the observer's OnTick period, at most
   double stop_grace_s = 5.0;  // how long workers get to exit after their input closes
 };
@@ -77,6 +82,8 @@ class Supervisor {
   void Stop();
 
   int restarts() const { return restarts_; }
+  // Workers replaced between jobs because they had grown past recycle_bytes.
+  int recycled() const { return recycled_; }
 
  private:
   struct Slot {
@@ -89,6 +96,8 @@ class Supervisor {
     long long job_id = 0;
     double started = 0;
     double deadline = 0;
+    int jobs_done = 0;     // jobs this worker finished; 0 = fresh
+    long long rss = -1;    // the group's resident size at the last memory sample
   };
 
   bool StartWorker(int slot);
@@ -105,6 +114,8 @@ class Supervisor {
   void HandlePoisoned(int slot, const WorkerMessage& msg);
   void Finish(int slot, Status status, const std::string& record_json);
   void KillAndLose(int slot);
+  void RecycleIfGrown(int slot);
+  long long RecycleBytes() const;
   void LoseWorker(int slot);
   void KillAll();
   void Fail(const std::string& message);
@@ -128,10 +139,13 @@ class Supervisor {
   const std::vector<SupervisedJob>* jobs_ = nullptr;
   RunObserver* observer_ = nullptr;
   std::deque<size_t> queue_;
+  std::deque<size_t> fresh_queue_;  // jobs that must run first in a fresh worker (memory retries)
   std::vector<int> poison_counts_;
+  std::vector<bool> memory_retried_;
   size_t remaining_ = 0;
   long long next_id_ = 0;
   int restarts_ = 0;
+  int recycled_ = 0;
   double next_memory_check_ = 0;
   std::string fatal_;
   bool capped_ = false;  // the failure is the restart cap

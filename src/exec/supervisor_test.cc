@@ -203,6 +203,70 @@ TEST(Supervisor, MemoryLimitKillsTheWorker) {
   EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);
 }
 
+TEST(Supervisor, AJobOverTheLimitInAWarmWorkerIsRetriedInAFreshOne) {
+  SupervisorOptions o;
+  o.memory_limit_bytes = 1024LL * 1024 * 1024;
+  o.recycle_bytes = 0;  // keep the warm worker's growth
+  Fixture f(1, o);
+  f.pool.scripts["a|onnx"].leak_bytes = 700LL * 1024 * 1024;
+  f.pool.scripts["b|onnx"].peak_bytes = 500LL * 1024 * 1024;  // 1,200 MiB after a, 500 MiB alone
+  f.pool.scripts["b|onnx"].seconds = 10;
+  ASSERT_EQ(f.Run(Jobs({"a", "b", "c"})), RunEnd::completed) << f.err;
+  EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx", "b|onnx", "c|onnx"}));
+  ASSERT_EQ(f.rec.outcomes.size(), 3u);
+  EXPECT_EQ(f.rec.outcomes[1].job, 1u);
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);  // measured in the fresh worker
+  EXPECT_EQ(f.pool.started, 2);
+  EXPECT_EQ(f.sup.restarts(), 1);
+}
+
+TEST(Supervisor, AJobOverTheLimitInAFreshWorkerTooIsACrashSayingSo) {
+  SupervisorOptions o;
+  o.memory_limit_bytes = 1024LL * 1024 * 1024;
+  o.recycle_bytes = 0;
+  Fixture f(1, o);
+  f.pool.scripts["b|onnx"].peak_bytes = 2LL * 1024 * 1024 * 1024;
+  f.pool.scripts["b|onnx"].seconds = 10;
+  ASSERT_EQ(f.Run(Jobs({"a", "b", "c"})), RunEnd::completed) << f.err;
+  EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx", "b|onnx", "c|onnx"}));
+  ASSERT_EQ(f.rec.outcomes.size(), 3u);
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::crash);
+  EXPECT_EQ(f.rec.Detail(1), "worker exceeded the memory limit of 1024 MiB, again as the first job of a fresh worker");
+  EXPECT_EQ(f.rec.outcomes[2].status, Status::ok);
+}
+
+TEST(Supervisor, AMemoryRetryWaitsForAFreshWorkerRatherThanAnIdleWarmOne) {
+  SupervisorOptions o;
+  o.memory_limit_bytes = 1024LL * 1024 * 1024;
+  o.recycle_bytes = 0;
+  Fixture f(2, o);
+  f.pool.scripts["a|onnx"].leak_bytes = 700LL * 1024 * 1024;
+  f.pool.scripts["b|onnx"].leak_bytes = 700LL * 1024 * 1024;  // both workers are warm and grown
+  f.pool.scripts["c|onnx"].peak_bytes = 500LL * 1024 * 1024;
+  f.pool.scripts["c|onnx"].seconds = 10;
+  f.pool.cases = {"a", "b", "c", "d"};
+  ASSERT_EQ(f.Run(Jobs({"a", "b", "c", "d"})), RunEnd::completed) << f.err;
+  EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx", "c|onnx", "d|onnx", "c|onnx"}));
+  ASSERT_EQ(f.rec.outcomes.size(), 4u);
+  for (const auto& out : f.rec.outcomes) EXPECT_EQ(out.status, Status::ok) << out.job;  // c would not fit beside b
+  EXPECT_EQ(f.pool.started, 3);
+}
+
+TEST(Supervisor, AWorkerGrownPastTheRecycleSizeIsReplacedBetweenJobsWithoutCountingALoss) {
+  SupervisorOptions o;
+  o.memory_limit_bytes = 1024LL * 1024 * 1024;  // recycles above 512 MiB by default
+  Fixture f(1, o);
+  f.pool.scripts["a|onnx"].leak_bytes = 700LL * 1024 * 1024;
+  f.pool.scripts["b|onnx"].peak_bytes = 500LL * 1024 * 1024;
+  f.pool.scripts["b|onnx"].seconds = 10;
+  ASSERT_EQ(f.Run(Jobs({"a", "b", "c"})), RunEnd::completed) << f.err;
+  EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx", "c|onnx"}));  // b ran once, lean
+  for (const auto& out : f.rec.outcomes) EXPECT_EQ(out.status, Status::ok) << out.job;
+  EXPECT_EQ(f.pool.started, 2);
+  EXPECT_EQ(f.sup.recycled(), 1);
+  EXPECT_EQ(f.sup.restarts(), 0);
+}
+
 TEST(Supervisor, RegistryErrorIsForwarded) {
   Fixture f(1);
   f.pool.startup_error = "cases_x.py: duplicate case name 'x' (cases_x.py:3 and cases_y.py:9)";

@@ -73,7 +73,11 @@ bool FakeWorkerPool::Send(int slot, const std::string& line, std::string* err) {
     return r.dump();
   };
   switch (s.kind) {
-    case FakeJobScript::Kind::result: Schedule(slot, due, {0, WorkerEvent::Kind::line, result(s.status), {}}); break;
+    case FakeJobScript::Kind::result:
+      if (s.peak_bytes > 0) w.pending.push_back(Pending{clock_->now + s.seconds / 2, {slot, WorkerEvent::Kind::line, "", {}}, w.rss + s.peak_bytes});
+      if (s.leak_bytes > 0 || s.peak_bytes > 0) w.pending.push_back(Pending{due, {slot, WorkerEvent::Kind::line, "", {}}, w.rss + s.leak_bytes});
+      Schedule(slot, due, {0, WorkerEvent::Kind::line, result(s.status), {}});
+      break;
     case FakeJobScript::Kind::hang: break;
     case FakeJobScript::Kind::exit: Schedule(slot, due, {0, WorkerEvent::Kind::exited, "", s.exit}); break;
     case FakeJobScript::Kind::poison:

@@ -23,6 +23,10 @@ struct FakeJobScript {
   bool poison_with_record = false;  // Kind::poison: the message carries the job's record (`status`)
   long long rss_bytes = 0;    // Kind::memory: the group's RSS once `seconds` have passed (then hangs)
   std::string deps_json;      // Kind::result: the record's `deps` (JSON text); none when empty
+  // Kind::result: the job adds `peak_bytes` to its worker's RSS halfway through and leaves
+  // `leak_bytes` of it behind when it answers (what a warm worker accumulates).
+  long long peak_bytes = 0;
+  long long leak_bytes = 0;
 };
 
 class FakeWorkerPool : public WorkerPool {
