@@ -476,3 +476,34 @@ def test_filtering_2000_rows_stays_fast(browser, binary, tmp_path):
     print("filter on 2,000 rows:", report)
     assert max(times) < 200, report  # generous: typical is a few milliseconds
     assert max(frames) < 200, report
+
+
+def test_no_text_overflows_its_card(browser, binary, tmp_path):
+    """A path's description with a long unbroken token (a call with its arguments, as the opset
+    sub-verdicts' are) wraps inside its card instead of running over the next one."""
+    snap = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    snap["paths"][0]["description"] = ("torch.onnx.export(opset_version=17,dynamo=True,optimize=True),onnx.checker,"
+                                       "onnxruntime.InferenceSession(providers=[CPUExecutionProvider])")
+    src = tmp_path / "snapshot.json"
+    src.write_text(json.dumps(snap), encoding="utf-8")
+    out = tmp_path / "index.html"
+    subprocess.run([str(binary), "render", str(src), "--html", str(out)], check=True, timeout=60)
+    size = browser.get_window_size()
+    try:
+        for width in (1360, 760):
+            browser.set_window_size(width, 1000)
+            load(browser, out.as_uri())
+            overflowing = browser.execute_script("""
+                const bad = [];
+                for (const card of document.querySelectorAll('.card')) {
+                  const edge = card.getBoundingClientRect().right;
+                  for (const el of [card, ...card.querySelectorAll('*')]) {
+                    const spills = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1;
+                    if (spills || el.getBoundingClientRect().right > edge + 0.5) bad.push(el.className || el.tagName);
+                  }
+                }
+                return [document.querySelectorAll('.card').length, bad];""")
+            assert overflowing[0] >= 3, "no cards found: the check would be vacuous"
+            assert overflowing[1] == [], f"at {width} px these overflow their card: {overflowing[1]}"
+    finally:
+        browser.set_window_size(size["width"], size["height"])
