@@ -27,6 +27,13 @@ Contract (docs/formats.md section 3, ``record.error``):
 the standard library ``<stdlib>/...``, temp dirs ``<tmp>/...``, the home directory (and any
 ``/root/`` or ``/home/USER/``) ``~/...``. ANSI colour codes are removed too. Every text the worker
 puts in a record goes through it.
+
+First it puts back the paths torch cut: torch names a file by its path relative to the folder it
+shares with torch's own, and for a file outside that tree (a checkout, a home folder) the shared
+folder is ``/`` and one character too many goes: ``/home/me/proj/f.py:7`` reaches messages
+("Caused by: (...)", guard reasons) as ``ome/me/proj/f.py:7``, a home path no rule recognises. A
+``NAME/.../F.py:LINE`` that is the tail of a loaded module's file less its first two characters is
+that file.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from __future__ import annotations
 import os
 import re
 import site
+import sys
 import sysconfig
 import tempfile
 import traceback
@@ -154,6 +162,29 @@ def _build_scrubber(library: Library | None) -> list[tuple[re.Pattern[str], str]
     return out
 
 
+# A relative file name with a line, as torch writes one it cut: "ork/main/x/f.py:7".
+_CUT_PATH = re.compile(r"(?<![\w./~<>-])([A-Za-z0-9_][\w.-]*(?:/[\w.-]+)+\.py)(?=:\d)")
+_cut_index: tuple[int, dict[str, str]] = (-1, {})
+
+
+def whole_paths(text: str) -> str:
+    """``text`` with every file name torch cut by one character too many put back whole (see the
+    module docstring); other text is left as it is."""
+    global _cut_index
+    if "/" not in text or ".py:" not in text:
+        return text
+    count = len(sys.modules)
+    if _cut_index[0] != count:
+        index: dict[str, str] = {}
+        for module in list(sys.modules.values()):
+            whole = getattr(module, "__file__", None)
+            if isinstance(whole, str) and whole.startswith("/") and len(whole) > 2 and whole[1] != "/":
+                index.setdefault(whole[2:], whole)
+        _cut_index = (count, index)
+    index = _cut_index[1]
+    return _CUT_PATH.sub(lambda m: index.get(m.group(1), m.group(1)), text)
+
+
 def scrub(text: str, library: Library | None = None) -> str:
     """Remove absolute paths (and ANSI colour codes) from ``text``; see the module docstring."""
     if not text:
@@ -162,7 +193,7 @@ def scrub(text: str, library: Library | None = None) -> str:
     rules = _scrubbers.get(lib)
     if rules is None:
         rules = _scrubbers[lib] = _build_scrubber(lib)
-    text = _ANSI.sub("", text)
+    text = whole_paths(_ANSI.sub("", text))
     for pattern, repl in rules:
         text = pattern.sub(repl, text)
     return text

@@ -9,6 +9,10 @@ Contract (one order for every path, so outputs compare position by position):
 - a dataclass instance flattens its fields in declaration order;
 - any other object flattens the values of its ``__dict__`` in insertion order;
 - scalars, strings, None, callables and modules give nothing; depth is bounded and cycles are cut.
+  Symbolic scalars are scalars too: under torch.export / torch.onnx tracing a Python number computed
+  from a tensor (``x.sum().item()``, ``int(x.shape[0] * s)``) is a ``torch.SymInt`` / ``SymFloat`` /
+  ``SymBool``, whose internals hold tensors; walking them gave the traced program outputs that eager
+  (a plain float) does not have, and a false "output count differs" mismatch.
 
 The capture paths that need a flat graph output (ONNX, torch.export) apply ``flatten`` *inside*
 the traced forward (see paths/base.py), so the exporter's output order is this order by
@@ -26,7 +30,8 @@ import torch
 
 MAX_DEPTH = 8
 
-_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), torch.dtype, torch.device)
+_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), torch.dtype, torch.device,
+           torch.SymInt, torch.SymFloat, torch.SymBool)
 
 
 def _sort_key(key: Any) -> tuple[str, str]:

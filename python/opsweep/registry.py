@@ -38,6 +38,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import dis
 import enum
 import hashlib
 import importlib.metadata
@@ -586,8 +587,15 @@ def _code_digest(code: types.CodeType, doc: str | None = None) -> str:
     return h.hexdigest()
 
 
+# The instructions that read or write a global by name (3.11 to 3.13). ``co_names`` also holds
+# attribute and imported names (``t.data`` lists "data"), so a global that merely shares its name
+# with an attribute the code reads was part of the fingerprint.
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_FROM_DICT_OR_GLOBALS"})
+
+
 def _global_names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
+    """The global names ``code`` (and the code nested in it) loads, stores or deletes."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _GLOBAL_OPS}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _global_names(const)

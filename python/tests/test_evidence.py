@@ -135,6 +135,29 @@ def test_scrub_home_paths_and_other_prefixes(fakelib):
     assert "/home/" not in out.replace("relative/home/bob", "") and "/root/" not in out
 
 
+def test_scrub_puts_back_paths_torch_cut_before_scrubbing_them(fakelib, tmp_path, monkeypatch):
+    """torch cuts a file outside its own tree one character too far ("/tmp/x/f.py" -> "mp/x/f.py",
+    "/home/me/p/f.py" -> "ome/me/p/f.py"); scrub knows loaded modules' files and puts them back, so
+    the usual rules apply to the whole path and no fragment of a home or temp path is left."""
+    import fakelib.sub.mod as mod
+
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "outside_mod.py").write_text("Y = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
+    import outside_mod
+
+    try:
+        lib_cut = mod.__file__[2:]           # the library in a checkout: ".../checkout/fakelib/sub/mod.py"
+        other_cut = outside_mod.__file__[2:]  # a loaded file outside the library, under the temp dir
+        text = f"Caused by: ({lib_cut}:3 in inner)\nguard failed at {other_cut}:1 in <module>\nkept/as/is.py:4"
+        out = ev.scrub(text, fakelib).splitlines()
+        assert out[0] == "Caused by: (fakelib/sub/mod.py:3 in inner)"
+        assert out[1].startswith("guard failed at <tmp>/") and out[1].endswith("/elsewhere/outside_mod.py:1 in <module>")
+        assert out[2] == "kept/as/is.py:4"  # no loaded file ends so: left alone
+    finally:
+        sys.modules.pop("outside_mod", None)
+
+
 def test_scrub_single_file_library(tmp_path, monkeypatch):
     (tmp_path / "solo_lib.py").write_text("X = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -261,6 +261,19 @@ def test_fingerprint_covers_the_code_of_functions_written_in_registries():
     assert fingerprint(case("op", "g", torch.nn.functional.relu, x)) == fingerprint(case("op", "g", torch.nn.functional.relu, x))
 
 
+def test_fingerprint_follows_the_globals_code_reads_not_attribute_names():
+    """A registry global that only shares its name with an attribute the code reads (``t.data``
+    beside a global ``data``) is not part of the case; a global the code reads is."""
+    x = [torch.rand(1, 1, 4, 4)]
+    ns = {"data": 1.0, "scale": 2.0}
+    exec("def reads_attribute(t):\n    return t.data * 2\n\ndef reads_global(t):\n    return t * scale\n", ns)
+    attr_before = fingerprint(case("op", "g", ns["reads_attribute"], x))
+    glob_before = fingerprint(case("op", "g", ns["reads_global"], x))
+    ns["data"], ns["scale"] = 7.0, 3.0
+    assert fingerprint(case("op", "g", ns["reads_attribute"], x)) == attr_before
+    assert fingerprint(case("op", "g", ns["reads_global"], x)) != glob_before
+
+
 def test_quick_preset_reuses_the_bundled_cases_unchanged():
     """`--preset quick` must measure the very cases of the full survey (same fingerprints), so its
     results are valid records of the full survey and the preset never drifts from it."""

@@ -39,9 +39,7 @@ call; compilation happens inside it), ``compare``.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import sys
 import time
 from typing import Any, Iterator
 
@@ -76,23 +74,7 @@ def guard_text(reason: str) -> str:
     expr = _INPUT_SIZE.sub(lambda g: f"x{g.group(1)}[{g.group(2)}]", expr.strip())
     expr = _LOCAL_SIZE.sub(lambda g: f"{g.group(1)}[{g.group(2)}]", expr)
     loc = _LOCATION.search(rest)
-    return f"{expr} at {_whole_path(loc.group(1))}" if loc else expr
-
-
-def _whole_path(location: str) -> str:
-    """``f.py:7 in g`` with its file's absolute path put back where torch cut it: torch shortens a
-    file name by the common path it shares with torch's own folder, and for a file outside
-    site-packages that is ``/``, leaving ``ome/me/proj/f.py`` (``/h`` cut). The whole path,
-    found among the loaded modules' files, is what ``scrub`` recognises (the library's root, a
-    home folder) and rewrites."""
-    file, sep, rest = location.partition(":")
-    if not sep or os.path.isabs(file):
-        return location
-    for module in list(sys.modules.values()):
-        whole = getattr(module, "__file__", None)
-        if isinstance(whole, str) and len(whole) == len(file) + 2 and whole.startswith("/") and whole[2:] == file:
-            return f"{whole}:{rest}"
-    return location
+    return f"{expr} at {loc.group(1)}" if loc else expr  # scrub puts back a path torch cut (evidence.whole_paths)
 
 
 def guard_texts(reason: str) -> list[str]:
