@@ -88,4 +88,10 @@ std::string PoisonNote(const std::string& reason) {
   return "the worker was found poisoned after this job (" + reason + ") and was replaced";
 }
 
+std::string MemoryRetryNote(int earlier_jobs, long long limit_mib) {
+  return fmt::format("measured as the first job of a fresh worker: a worker that had run {} other job{} "
+                     "crossed the memory limit of {} MiB with it",
+                     earlier_jobs, earlier_jobs == 1 ? "" : "s", limit_mib);
+}
+
 }  // namespace opsweep

@@ -32,6 +32,11 @@ std::string WithNote(const std::string& record_json, const std::string& note);
 // crash): "the worker was found poisoned after this job (REASON) and was replaced".
 std::string PoisonNote(const std::string& reason);
 
+// The note on a record measured in a fresh worker after a warm one crossed the memory limit:
+// "measured as the first job of a fresh worker: a worker that had run N other jobs crossed the
+// memory limit of M MiB with it".
+std::string MemoryRetryNote(int earlier_jobs, long long limit_mib);
+
 // Details for the engine's outcomes.
 std::string CrashDetail(const ExitStatus& exit);              // "... during the job"
 std::string TimeoutDetail(double timeout_s);                  // "no result after 600 s; ..."

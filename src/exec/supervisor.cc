@@ -66,7 +66,7 @@ RunEnd Supervisor::Run(const std::vector<SupervisedJob>& jobs, RunObserver* obse
   for (size_t i = 0; i < jobs.size(); ++i) queue_.push_back(i);
   fresh_queue_.clear();
   poison_counts_.assign(jobs.size(), 0);
-  memory_retried_.assign(jobs.size(), false);
+  memory_retried_.assign(jobs.size(), 0);
   remaining_ = jobs.size();
   while (remaining_ > 0) {
     if (pool_->Interrupted()) {
@@ -211,7 +211,13 @@ void Supervisor::HandleLine(int slot, const std::string& line) {
   const SupervisedJob& job = (*jobs_)[s.job];
   bool same_job = msg.id == s.job_id && msg.case_name == job.case_name && msg.path == job.path;
   if (msg.type == WorkerMessage::Type::result && same_job) {
-    Finish(slot, msg.status, msg.record_json);
+    if (memory_retried_[s.job] > 0) {
+      Finish(slot, msg.status,
+             WithNote(msg.record_json, MemoryRetryNote(memory_retried_[s.job] - 1,
+                                                       options_.memory_limit_bytes / (1024 * 1024))));
+    } else {
+      Finish(slot, msg.status, msg.record_json);
+    }
     if (failed()) return;
     s.state = Slot::State::idle;
     ++s.jobs_done;
@@ -397,13 +403,13 @@ void Supervisor::CheckMemory() {
       return;
     }
     if (s.state == Slot::State::busy) {
-      if (s.jobs_done > 0 && !memory_retried_[s.job]) {
+      if (s.jobs_done > 0 && memory_retried_[s.job] == 0) {
         // Not yet the job's verdict: the worker had run other jobs first.
-        memory_retried_[s.job] = true;
+        memory_retried_[s.job] = s.jobs_done + 1;
         fresh_queue_.push_back(s.job);
       } else {
         std::string detail = MemoryDetail(limit_mib);
-        if (memory_retried_[s.job]) detail += ", again as the first job of a fresh worker";
+        if (memory_retried_[s.job] > 0) detail += ", again as the first job of a fresh worker";
         Finish(i, Status::crash, EngineRecord(Status::crash, detail, clock_->Now() - s.started));
         if (failed()) return;
       }

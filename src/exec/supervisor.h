@@ -141,7 +141,7 @@ class Supervisor {
   std::deque<size_t> queue_;
   std::deque<size_t> fresh_queue_;  // jobs that must run first in a fresh worker (memory retries)
   std::vector<int> poison_counts_;
-  std::vector<bool> memory_retried_;
+  std::vector<int> memory_retried_;  // per job: jobs its warm worker had run when it crossed the limit, + 1
   size_t remaining_ = 0;
   long long next_id_ = 0;
   int restarts_ = 0;

@@ -215,7 +215,11 @@ TEST(Supervisor, AJobOverTheLimitInAWarmWorkerIsRetriedInAFreshOne) {
   EXPECT_EQ(f.pool.jobs_sent, (std::vector<std::string>{"a|onnx", "b|onnx", "b|onnx", "c|onnx"}));
   ASSERT_EQ(f.rec.outcomes.size(), 3u);
   EXPECT_EQ(f.rec.outcomes[1].job, 1u);
-  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);  // measured in the fresh worker
+  EXPECT_EQ(f.rec.outcomes[1].status, Status::ok);  // measured in the fresh worker, and saying so
+  EXPECT_EQ(nlohmann::json::parse(f.rec.outcomes[1].record_json)["notes"][0],
+            "measured as the first job of a fresh worker: a worker that had run 1 other job crossed the memory "
+            "limit of 1024 MiB with it");
+  EXPECT_FALSE(nlohmann::json::parse(f.rec.outcomes[2].record_json).contains("notes"));
   EXPECT_EQ(f.pool.started, 2);
   EXPECT_EQ(f.sup.restarts(), 1);
 }
