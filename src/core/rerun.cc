@@ -118,8 +118,10 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
     return d;
   }
   const bool have_index = library.index != nullptr && library.index->known;
-  if (have_index && !stored->deps.is_null()) {
-    std::vector<DepChange> changes = ChangedDeps(stored->deps, *library.index);
+  if (have_index && !stored->deps_json.empty()) {
+    // Unparsable text is a damaged deps object: ChangedDeps says so, and the job runs again.
+    const nlohmann::json deps = nlohmann::json::parse(stored->deps_json, nullptr, /*allow_exceptions=*/false);
+    std::vector<DepChange> changes = ChangedDeps(deps, *library.index);
     if (!changes.empty()) {
       RerunDecision d{true, RerunCause::code_changed, {}};
       for (const DepChange& c : changes) d.reasons.push_back(DepChangeSentence(c));
@@ -127,7 +129,7 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
     }
   } else if (stored->library_fingerprint != library.fingerprint) {
     return {true, RerunCause::code_changed,
-            {stored->deps.is_null()
+            {stored->deps_json.empty()
                  ? "the library's sources changed, and this result records no dependencies (a crash, a timeout "
                    "or a recording the worker could not trust): any change may affect it"
                  : "the library's sources changed, and the worker sent no index of them to compare the "

@@ -50,7 +50,9 @@ struct StoredJob {
   Status status = Status::ok;
   int attempts = 0;
   double duration_s = 0;
-  nlohmann::json deps;              // record.deps; null when the record has none
+  // record.deps as JSON text ("" when the record has none). Parsed only when a decision needs it,
+  // one record at a time: a full survey's deps are ~180 MB of text, ~8 times that as parsed JSON.
+  std::string deps_json;
   std::string library_fingerprint;  // hello.env.library.fingerprint of the run that measured it
 };
 

@@ -34,7 +34,8 @@ nlohmann::json GrayDeps() {
 
 StoredJob Stored(const JobKey& key, Status status, int attempts, nlohmann::json deps = GrayDeps(),
                  std::string fingerprint = "fp-lib") {
-  return StoredJob{key.digest, key.fields_json, status, attempts, 1.5, std::move(deps), std::move(fingerprint)};
+  return StoredJob{key.digest, key.fields_json, status, attempts, 1.5, deps.is_null() ? "" : deps.dump(),
+                   std::move(fingerprint)};
 }
 
 TEST(DecideRerun, ANewJobRuns) {

@@ -27,11 +27,11 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
   for (const StoredResult& r : results) {
     auto status = ParseStatus(r.status);
     if (!status) continue;
-    StoredJob job{r.job_key, r.key_fields_json, *status, r.attempts, r.duration_s, nullptr, ""};
+    StoredJob job{r.job_key, r.key_fields_json, *status, r.attempts, r.duration_s, "", ""};
     nlohmann::json record = nlohmann::json::parse(r.record_json, nullptr, false);
     if (record.is_object()) {
       auto deps = record.find("deps");
-      if (deps != record.end() && !deps->is_null()) job.deps = std::move(*deps);
+      if (deps != record.end() && !deps->is_null()) job.deps_json = deps->dump();
     }
     if (auto it = fingerprints.find(r.run_id); it != fingerprints.end()) job.library_fingerprint = it->second;
     out[{r.case_name, r.path}] = std::move(job);
@@ -55,6 +55,7 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
     PlannedDecision d{p, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt, {}};
     if (auto it = stored.find({p.case_name, p.path}); it != stored.end()) d.stored = it->second;
     d.decision = DecideRerun(d.stored, d.key, library, retry);
+    if (d.stored) std::string().swap(d.stored->deps_json);  // decided: the plan keeps no deps
     if (d.decision.run) {
       ++out->to_run;
       ++out->by_cause[d.decision.cause];

@@ -102,6 +102,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
     if (path.expected_seconds) durations.SetDefault(path.id, *path.expected_seconds);
   }
   for (const auto& r : stored_rows) durations.Add(r.case_name, r.path, r.duration_s);
+  std::vector<StoredResult>().swap(stored_rows);  // the records' text is not needed past the plan
 
   std::vector<PendingJob> pending;
   std::vector<double> expected;
