@@ -39,6 +39,21 @@ std::string Progress::StatusText() {
     double eta = static_cast<double>(total_ - done_) * elapsed / static_cast<double>(done_);
     if (expected_total_s_ > 0 && expected_done_s_ > 0) {
       eta = std::max(0.0, expected_total_s_ - expected_done_s_) * elapsed / expected_done_s_;
+      double expected_done = 0, actual_done = 0;
+      for (const auto& [name, g] : groups_) {
+        expected_done += g.expected_done;
+        actual_done += g.actual_done;
+      }
+      if (expected_done > 0 && actual_done > 0) {
+        // Job-seconds still to run, each group at its own pace; then wall seconds per job-second.
+        const double overall = actual_done / expected_done;
+        double remaining = 0;
+        for (const auto& [name, g] : groups_) {
+          const double ratio = g.expected_done > 0 && g.actual_done > 0 ? g.actual_done / g.expected_done : overall;
+          remaining += std::max(0.0, g.expected_total - g.expected_done) * ratio;
+        }
+        eta = remaining * elapsed / actual_done;
+      }
     }
     text += fmt::format(" | {:.1f} jobs/min | ETA {}", per_min, FormatDuration(eta));
   } else {
@@ -62,9 +77,17 @@ void Progress::Draw() {
   last_draw_ = now;
 }
 
-void Progress::OnOutcome(Status status, double expected_s) {
+void Progress::Expect(const std::string& group, double expected_s) {
+  if (expected_s > 0) groups_[group].expected_total += expected_s;
+}
+
+void Progress::OnOutcome(Status status, double expected_s, const std::string& group, double actual_s) {
   ++done_;
   if (expected_s > 0) expected_done_s_ += expected_s;
+  if (auto it = groups_.find(group); it != groups_.end() && expected_s > 0 && actual_s >= 0) {
+    it->second.expected_done += expected_s;
+    it->second.actual_done += actual_s;
+  }
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (kAllStatuses[i] == status) ++counts_[i];
   }

@@ -4,9 +4,13 @@
 //
 // The ETA weighs jobs by their expected seconds (core/schedule.h) when the caller gives them: jobs run
 // longest first, so counting jobs alone would promise a slow finish early on. It is the expected
-// seconds still to run times the measured wall seconds per expected second so far.
+// seconds still to run times the measured wall seconds per expected second so far. When jobs come
+// in groups (paths) whose expectations can be off by different factors (a path's previous
+// durations measured under an older harness), each group's remaining expected seconds are scaled
+// by that group's own measured / expected ratio so far, once it has one.
 #pragma once
 #include <array>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -24,8 +28,11 @@ class Progress {
   // `expected_total_s`: the sum of the jobs' expected seconds, or 0 to count jobs only.
   Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused, double expected_total_s = 0);
 
-  // One job ended; `expected_s` is what it was expected to take (0 when unknown).
-  void OnOutcome(Status status, double expected_s = 0);
+  // A job of `group` (a path) expected to take `expected_s`, announced before the run; optional.
+  void Expect(const std::string& group, double expected_s);
+  // One job ended; `expected_s` is what it was expected to take (0 when unknown), `actual_s` what
+  // it took (< 0 when unknown), `group` as given to Expect.
+  void OnOutcome(Status status, double expected_s = 0, const std::string& group = "", double actual_s = -1);
   void Tick();
   // The final line; `ending` is "" for a completed run, else e.g. "interrupted"; `workers`, when
   // not empty, is appended ("workers lost 2, replaced 1 after growing past 4519 MiB").
@@ -46,6 +53,10 @@ class Progress {
   size_t done_ = 0;
   double expected_total_s_;
   double expected_done_s_ = 0;
+  struct Group {
+    double expected_total = 0, expected_done = 0, actual_done = 0;
+  };
+  std::map<std::string, Group> groups_;
   std::array<size_t, kAllStatuses.size()> counts_{};
   double started_;
   double last_draw_ = -1e9;

@@ -44,6 +44,25 @@ TEST(Progress, EtaWeighsJobsByTheirExpectedSeconds) {
   EXPECT_NE(p.StatusText().find("ETA 6s"), std::string::npos) << p.StatusText();
 }
 
+TEST(Progress, EachPathsRemainingJobsGoAtThatPathsOwnPace) {
+  FakeClock clock;
+  FakeTerminal term(false);
+  // 10 compile jobs expected 10 s each, then 10 onnx jobs expected 1 s each: durations measured
+  // under an older onnx harness, which now takes 10 s a job.
+  Progress p(&term, &clock, 20, 0, 110);
+  for (int i = 0; i < 10; ++i) p.Expect("compile", 10);
+  for (int i = 0; i < 10; ++i) p.Expect("onnx", 1);
+  for (int i = 0; i < 10; ++i) {
+    clock.Advance(10);
+    p.OnOutcome(Status::ok, 10, "compile", 10);
+  }
+  EXPECT_NE(p.StatusText().find("ETA 10s"), std::string::npos) << p.StatusText();  // no onnx pace yet
+  clock.Advance(10);
+  p.OnOutcome(Status::ok, 1, "onnx", 10);
+  // One expected onnx second took 10: the 9 left take 90 s, not the 9.8 s one pace for all gives.
+  EXPECT_NE(p.StatusText().find("ETA 1m30s"), std::string::npos) << p.StatusText();
+}
+
 TEST(Progress, PlainOutputPrintsEveryFivePercentOrTenSeconds) {
   FakeClock clock;
   FakeTerminal term(false);

@@ -44,7 +44,7 @@ class StoringObserver : public RunObserver {
     r.run_id = run_id_;
     r.finished = clock_->UtcIso();
     if (!store_->PutResult(r, err)) return false;
-    progress_->OnOutcome(outcome.status, job.expected_s);
+    progress_->OnOutcome(outcome.status, job.expected_s, job.path, outcome.duration_s);
     return true;
   }
   void OnTick() override { progress_->Tick(); }
@@ -154,6 +154,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   double expected_total = 0;
   for (double e : expected) expected_total += e;
   Progress progress(terminal_, clock_, jobs.size(), summary->reused, expected_total);
+  for (const PendingJob& job : ordered) progress.Expect(job.path, job.expected_s);
   StoringObserver observer(store_, clock_, &progress, &ordered, run_id);
   std::string run_err;
   end = supervisor_->Run(jobs, &observer, &run_err);
