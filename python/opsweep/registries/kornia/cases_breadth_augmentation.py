@@ -202,7 +202,11 @@ for _m, _fn, _ins in (
      [torch.zeros(1)]),
     ("get_children_by_params", lambda x: [m for _, m in _SEQ.get_children_by_params(_SP)][1](x), [_IMG]),
 ):
-    add(case(f"AugmentationSequential.{_m}", G, Call(meth(K.AugmentationSequential, _m), _fn), _ins, note=_SEQ_NOTE))
+    # The child get_children_by_params returns is called as a module: ColorJitter samples anew on
+    # every call, so that case is random (as get_children_by_indices' below).
+    _random = _m == "get_children_by_params"
+    add(case(f"AugmentationSequential.{_m}", G, Call(meth(K.AugmentationSequential, _m), _fn), _ins, check=not _random,
+             note=_SEQ_NOTE + ("; the child at index 1 (ColorJitter) is applied, sampling its own parameters" if _random else "")))
 add(case("AugmentationSequential.get_children_by_indices", G,
          Call(meth(K.AugmentationSequential, "get_children_by_indices"),
               lambda x, i: [m for _, m in _SEQ.get_children_by_indices(i)][0](x)), [_IMG, torch.tensor([1])],
