@@ -69,9 +69,11 @@ add(case("Quaternion.__rmul__", G, Call(meth(Quaternion, "__rmul__"), lambda q: 
 add(case("Quaternion.__rsub__", G, Call(meth(Quaternion, "__rsub__"), lambda q: (1.0 - Quaternion(q)).data), [_Q]))
 add(case("Quaternion.__rtruediv__", G, Call(meth(Quaternion, "__rtruediv__"), lambda q: (2.0 / Quaternion(q)).data), [_Q]))
 add(case("Quaternion.to", G, Call(meth(Quaternion, "to"), lambda q: Quaternion(q).to(torch.float64).data), [_Q]))
-add(case("quaternion.average_quaternions", G, Call(KQ.average_quaternions, lambda q: KQ.average_quaternions(Quaternion(q)).data),
+add(case("quaternion.average_quaternions", G,
+         Call(KQ.average_quaternions, lambda q: (lambda a: a * torch.sign(a[..., :1]))(KQ.average_quaternions(Quaternion(q)).data)),
          [derived(_near_identity, _Q)],
-         note="four nearby unit quaternions (the largest eigenvector of their outer-product sum)"))
+         note="four nearby unit quaternions (the largest eigenvector of their outer-product sum), its sign made w >= 0: "
+              "q and -q are the same rotation, and float32 and float64 eager already pick opposite ones"))
 add(case("quaternion.average_quaternions[weights]", G,
          Call(KQ.average_quaternions, lambda q, w: KQ.average_quaternions(Quaternion(q), w).data), [_Q2, rand(4, seed=1202, low=0.1, high=1.0)]))
 G = "geometry.liegroup"
@@ -330,11 +332,15 @@ for _m in ("estimate_model_from_minsample", "polish_model", "remove_bad_models",
         _module, _inputs = replay(_fn, lambda self, *a, f=_fn, **k: (f(self, *a, **k), a)[1], _args, _kw)
     else:
         _module, _inputs = replay(_fn, _fn, _args, _kw)
+    # estimate_model_from_minsample: one homography entry of 12,258 is 6.7e-4 from float64 in eager itself
     add(case(f"RANSAC.{_m}", G, _module, _inputs, check=_m != "sample",
+             **({"atol": 2e-3} if _m == "estimate_model_from_minsample" else {}),
              fresh_inputs=_ransac_fresh(_m, _inputs),
              note="its arguments in RANSAC('homography', max_iter=1, seed=0, local_optimization='dlt') on 40 correspondences, 6 of them outliers"
              + ("; it draws the minimal sets at random" if _m == "sample" else "")
-             + ("; it returns None (or raises), so the case returns the inputs it accepted" if _m == "validate_inputs" else "")))
+             + ("; it returns None (or raises), so the case returns the inputs it accepted" if _m == "validate_inputs" else "")
+             + ("; atol 2e-3: eager's own float32 error against float64 is 6.7e-4 (one entry of 12,258)"
+                if _m == "estimate_model_from_minsample" else "")))
 
 # ------------------------------------------------------------------------------------------------- epipolar solvers' steps
 
@@ -368,9 +374,12 @@ for _fn in (KESS.run_5point, KESS.null_to_Nister_solution, KESS.fun_select, KNUM
     if _got is None:
         continue
     _module, _inputs = replay(_fn, _fn, *_got)
-    add(case(f"epipolar.{_fn.__name__}", G, _module, _inputs,
+    # run_8point's float32 solution is 8.3e-3 from its float64 one on these 8 points: compared within 3 times that
+    _tol = {"atol": 2.5e-2} if _fn is KFUN.run_8point else {}
+    add(case(f"epipolar.{_fn.__name__}", G, _module, _inputs, **_tol,
              fresh_inputs=fresh_replay(f"epipolar.{_fn.__name__}", _inputs, *_EP_CALLS_F[_key(_fn)]),
-             note="its arguments in find_essential / find_fundamental on correspondences of a rigid scene"))
+             note="its arguments in find_essential / find_fundamental on correspondences of a rigid scene"
+             + ("; atol 2.5e-2: eager's own float32 solution is 8.3e-3 from float64 on these 8 points" if _tol else "")))
 _PTS = torch.cat([_X1, _X2], 0)
 if _key(KNUM.matrix_cofactor_tensor) not in _EP_CALLS:
     add(case("epipolar.matrix_cofactor_tensor", G, KNUM.matrix_cofactor_tensor, [randn(3, 3, 3, seed=1270)]))

@@ -363,7 +363,8 @@ add(case("match_smnn", G_M, KF.match_smnn, [D1, D2]))
 add(case("match_smnn[th=0.8]", G_M, KF.match_smnn, [D1, D2], kwargs={"th": 0.8}))
 _D1B = torch.stack([D1, _desc_pair(seed=44)[0]])
 _D2B = torch.stack([D2, torch.cat([_desc_pair(seed=44)[0].flip(0), _desc_pair(seed=45)[0][:8]])])
-add(case("match_smnn_batched", G_M, KF.match_smnn_batched, [_D1B, _D2B]))
+add(case("match_smnn_batched", G_M, KF.match_smnn_batched, [_D1B, _D2B], atol=2e-3,
+         note="atol 2e-3: eager's own float32 error on these distances, against float64, is 7.2e-4"))
 add(case("match_smnn_batched[masks]", G_M,
          ByName(KF.match_smnn_batched, ("desc1", "desc2", "mask1", "mask2"), th=0.9),
          [_D1B, _D2B, torch.arange(24).lt(20).expand(2, 24).contiguous(), torch.ones(2, 32, dtype=torch.bool)]))

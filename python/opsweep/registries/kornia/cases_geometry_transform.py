@@ -325,7 +325,7 @@ for nm, fn, kw, ins in [
     ("rotate[align_corners=False]", T.rotate, {"align_corners": False}, (img(), _ang1.clone())),
     ("rotate[batch=2]", T.rotate, {}, (batch(), _ang2.clone())),
     ("translate", T.translate, {}, (img(), torch.tensor([[3.5, -2.0]]))),
-    ("translate[nearest]", T.translate, {"mode": "nearest"}, (img(), torch.tensor([[3.5, -2.0]]))),
+    ("translate[nearest]", T.translate, {"mode": "nearest"}, (img(), torch.tensor([[3.3, -2.0]]))),  # not 3.5: a half-pixel shift puts every sample on a rounding boundary
     ("translate[border]", T.translate, {"padding_mode": "border"}, (img(), torch.tensor([[3.5, -2.0]]))),
     ("translate[batch=2]", T.translate, {}, (batch(), torch.tensor([[3.5, -2.0], [-1.0, 4.0]]))),
     ("scale", T.scale, {}, (img(), torch.tensor([[0.8, 0.8]]))),
@@ -358,7 +358,8 @@ add(case("Affine[full]", GT, T.Affine(angle=torch.tensor([25.0]), translation=to
 add(case("Affine[nearest]", GT, T.Affine(angle=torch.tensor([25.0]), translation=torch.tensor([[2.0, -3.0]]), mode="nearest"), (img(),)))
 add(case("Affine[reflection]", GT, T.Affine(scale_factor=torch.tensor([[0.8, 0.8]]), padding_mode="reflection"), (img(),)))
 add(case("geometry.Rotate", GT, T.Rotate(torch.tensor([30.0])), (img(),)))
-add(case("geometry.Rotate[center]", GT, T.Rotate(torch.tensor([30.0]), center=torch.tensor([[10.0, 12.0]]), mode="nearest"), (img(),)))
+# 37 degrees, not 30: sin 30 = 0.5 puts nearest-neighbour samples on half-pixel rounding boundaries
+add(case("geometry.Rotate[center]", GT, T.Rotate(torch.tensor([37.0]), center=torch.tensor([[10.0, 12.0]]), mode="nearest"), (img(),)))
 add(case("Translate", GT, T.Translate(torch.tensor([[3.5, -2.0]])), (img(),)))
 add(case("Translate[border]", GT, T.Translate(torch.tensor([[3.5, -2.0]]), padding_mode="border"), (img(),)))
 add(case("Scale", GT, T.Scale(torch.tensor([[0.8, 0.8]])), (img(),)))
@@ -441,7 +442,7 @@ for nm, fn, kw, ins in [
     ("center_crop3d[nearest]", T.center_crop3d, {"size": (4, 8, 8), "interpolation": "nearest"}, (_vol(),)),
     ("center_crop3d[batch=2]", T.center_crop3d, {"size": (6, 10, 12)}, (_vol(2, 2),)),
     ("crop_and_resize3d", T.crop_and_resize3d, {"size": (4, 8, 8)}, (_vol(), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0)))),
-    ("crop_and_resize3d[nearest]", T.crop_and_resize3d, {"size": (4, 8, 8), "interpolation": "nearest"}, (_vol(), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0)))),
+    ("crop_and_resize3d[nearest]", T.crop_and_resize3d, {"size": (4, 8, 8), "interpolation": "nearest"}, (_vol(), _boxes3d((2.2, 3.1, 1.3, 11.4, 12.2, 5.3)))),  # off the half-voxel boundaries
     ("crop_and_resize3d[align_corners=True]", T.crop_and_resize3d, {"size": (4, 8, 8), "align_corners": True}, (_vol(), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0)))),
     ("crop_and_resize3d[batch=2]", T.crop_and_resize3d, {"size": (4, 8, 8)}, (_vol(2), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0), (0.0, 1.0, 2.0, 9.0, 14.0, 7.0)))),
     ("crop_by_boxes3d", T.crop_by_boxes3d, {}, (_vol(), _boxes3d((2.0, 3.0, 1.0, 11.0, 12.0, 5.0)), _boxes3d((0.0, 0.0, 0.0, 9.0, 9.0, 4.0)))),
@@ -449,7 +450,7 @@ for nm, fn, kw, ins in [
     ("crop_by_transform_mat3d", T.crop_by_transform_mat3d, {"out_size": (4, 8, 8)},
      (_vol(), _crop_mat([[1.0, 0.0, 0.0, -2.0], [0.0, 1.0, 0.0, -3.0], [0.0, 0.0, 1.0, -1.0], [0.0, 0.0, 0.0, 1.0]]))),
     ("crop_by_transform_mat3d[nearest]", T.crop_by_transform_mat3d, {"out_size": (4, 8, 8), "mode": "nearest"},
-     (_vol(), _crop_mat([[0.8, 0.0, 0.0, -2.0], [0.0, 0.8, 0.0, -3.0], [0.0, 0.0, 0.8, -1.0]]))),
+     (_vol(), _crop_mat([[0.77, 0.0, 0.0, -2.1], [0.0, 0.77, 0.0, -3.2], [0.0, 0.0, 0.77, -1.3]]))),  # off the half-voxel boundaries
 ]:
     add(case(nm, GT, fn, ins, kwargs=kw))
 
