@@ -448,8 +448,14 @@ def _tensor_digest(t: torch.Tensor) -> str:
 
 
 def _module_state_digest(m: torch.nn.Module) -> str:
+    """Digest of a module's state: its state_dict, and the buffers registered with
+    ``persistent=False``, which a state_dict leaves out (kornia's ``Rotate`` keeps its angle and
+    centre that way: without them, editing the angle of a case did not change its fingerprint)."""
     h = hashlib.blake2b(digest_size=16)
-    for key, value in sorted(m.state_dict().items()):
+    state = m.state_dict()
+    entries = sorted(state.items())
+    entries += sorted((f"non-persistent buffer {name}", b) for name, b in m.named_buffers() if name not in state)
+    for key, value in entries:
         h.update(key.encode() + b"\0")
         if isinstance(value, torch.Tensor):
             h.update(f"{list(value.shape)}{value.dtype}".encode())

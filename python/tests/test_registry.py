@@ -159,6 +159,19 @@ def test_fingerprint_is_sensitive_to_values_kwargs_and_fields():
     assert fingerprint(_base(kwargs={"w": w1})) != fingerprint(_base(kwargs={"w": w2}))
 
 
+def test_fingerprint_of_modules_covers_non_persistent_buffers():
+    """A buffer registered with persistent=False is not in the state_dict; kornia's Rotate keeps its
+    angle and centre so, and the angle of geometry.Rotate[center] changed without changing its
+    fingerprint (a refresh would have kept the old result)."""
+    import kornia.geometry.transform as T
+
+    x = [torch.rand(1, 1, 4, 4)]
+    rotate = lambda angle: fingerprint(case("op", "g", T.Rotate(torch.tensor([angle]), mode="nearest"), x))  # noqa: E731
+    assert "angle" not in T.Rotate(torch.tensor([1.0])).state_dict()  # what made it invisible
+    assert rotate(30.0) != rotate(37.0)
+    assert rotate(30.0) == rotate(30.0)
+
+
 def test_fingerprint_of_modules_covers_weights_and_repr():
     torch.manual_seed(0)
     m1 = torch.nn.Conv2d(1, 2, 3)
