@@ -24,7 +24,8 @@ Contract (docs/formats.md section 3, ``record.error``):
 
 ``scrub(text)`` removes absolute paths, most specific first: the library's own files become
 ``kornia/...``, the source checkout of opsweep ``<repo>/...``, site-packages ``<site-packages>/...``,
-the standard library ``<stdlib>/...``, temp dirs ``<tmp>/...``, the home directory (and any
+the standard library ``<stdlib>/...``, inductor's cache (``TORCHINDUCTOR_CACHE_DIR``)
+``<inductor-cache>/...``, temp dirs ``<tmp>/...``, the home directory (and any
 ``/root/`` or ``/home/USER/``) ``~/...``. ANSI colour codes are removed too. Every text the worker
 puts in a record goes through it.
 
@@ -138,6 +139,11 @@ def _build_scrubber(library: Library | None) -> list[tuple[re.Pattern[str], str]
     if stdlib:
         for v in _variants(stdlib):
             pairs.append((v + "/", "<stdlib>/", ""))
+    # inductor's cache (TORCHINDUCTOR_CACHE_DIR: opsweep run puts it beside the database, anywhere)
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")
+    if os.path.isabs(cache):
+        for v in _variants(cache.rstrip("/")):
+            pairs.append((v + "/", "<inductor-cache>/", ""))
     for t in {tempfile.gettempdir(), "/tmp", "/var/tmp"}:
         for v in _variants(t):
             pairs.append((v + "/", "<tmp>/", ""))

@@ -158,6 +158,18 @@ def test_scrub_puts_back_paths_torch_cut_before_scrubbing_them(fakelib, tmp_path
         sys.modules.pop("outside_mod", None)
 
 
+def test_scrub_rewrites_the_inductor_cache_wherever_it_is(fakelib, monkeypatch):
+    """opsweep run puts inductor's cache beside the database (any folder, here one outside every
+    other rule); a traceback through generated code there named that absolute path."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/srv/surveys/kornia/inductor-cache")
+    ev._scrubbers.clear()
+    try:
+        out = ev.scrub('File "/srv/surveys/kornia/inductor-cache/xk/cxk.py", line 9', fakelib)
+        assert out == 'File "<inductor-cache>/xk/cxk.py", line 9'
+    finally:
+        ev._scrubbers.clear()
+
+
 def test_scrub_single_file_library(tmp_path, monkeypatch):
     (tmp_path / "solo_lib.py").write_text("X = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
