@@ -219,6 +219,16 @@ def test_library_option_reaches_the_worker(tmp_path):
     assert fields["library"] == "mylib"  # its name: what of its code a result depends on is record.deps
 
 
+def test_workers_are_told_their_memory_limit(tmp_path):
+    # the harness keeps what it starts beside a worker (the ONNX runtime host) inside the limit
+    # the engine applies to the worker's process group, so the worker must know it
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    p = h.run(["--cases", reg, "--paths", "export", "--memory-limit", "1234"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    log = (tmp_path / ".opsweep" / "logs" / "worker-0.log").read_text()
+    assert "memory limit 1234 MiB)" in log, log
+
+
 def test_a_new_path_needs_nothing_but_its_description(tmp_path):
     # The fake worker describes a path the engine has never heard of: planned, keyed and scheduled.
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}, {"name": "fail_b"}], paths=["export", "toy"])

@@ -174,6 +174,43 @@ def test_a_runtime_that_outgrows_its_memory_budget_costs_only_its_own_verdict(tm
         small.close()
 
 
+def test_the_host_budget_is_the_room_the_engines_limit_leaves(tmp_path):
+    # the engine kills the whole group at its limit: a host allowed its own 4,096 MiB beside a
+    # worker that already holds most of the limit would take the worker's verdict along
+    from opsweep.runtimes.client import resident_mib
+
+    assert RuntimeHost(threads=1, memory_limit_mib=4096, group_limit_mib=0).budget() == (4096, "")
+    roomy = RuntimeHost(threads=1, memory_limit_mib=512, group_limit_mib=10**6)
+    assert roomy.budget() == (512, "")  # the host's own budget, when the limit leaves room for it
+    worker = resident_mib(os.getpid())
+    limit = int(worker) + 512 + 300
+    tight = RuntimeHost(threads=1, memory_limit_mib=4096, group_limit_mib=limit)
+    try:
+        budget, why = tight.budget()
+        assert 250 <= budget <= 300, (budget, worker, limit)
+        assert why.startswith(f"the worker's memory limit of {limit:,} MiB less the "), why
+        c = case("identity", "t", lambda x: x.clone(), [torch.rand(4)])
+        model = graph([oh.make_node("Identity", ["x"], ["y"])], [tensor("x", [4])], [tensor("y", [4])])
+        balloon = RuntimeSpec(id="balloon", title="Balloon", label="B", adapter=f"{FAKES}:Balloon", distribution="",
+                              time_limit_s=60)
+        v = judge_runtime(context(c, tmp_path), balloon, model, tight)
+        assert (v["status"], v["step"]) == ("crash", "run"), v
+        assert f"exceeded its memory budget of {budget:,} MiB: the worker's memory limit of {limit:,} MiB" in v["detail"], v
+    finally:
+        tight.close()
+
+
+def test_a_host_left_large_is_closed_after_the_job():
+    h = RuntimeHost(threads=1)
+    try:
+        assert h.request({"op": "ping"}, 10).kind == "ok"
+        assert not h.close_if_larger_than(10**6) and h.alive()  # small: kept for the next job
+        assert h.close_if_larger_than(1) and not h.alive()  # larger than 1 MiB: closed
+        assert h.request({"op": "ping"}, 10).kind == "ok" and h.starts == 2  # the next request starts one
+    finally:
+        h.close()
+
+
 def test_runtime_errors_are_answers_not_crashes(host):
     reply = host.request({"op": "run", "inputs": [np.zeros(2)]}, 10)  # nothing loaded
     assert reply.kind == "error" and reply.error["message"] == "no model loaded"

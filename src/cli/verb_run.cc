@@ -196,7 +196,10 @@ int Run(RunOptions o) {
   command.env = {{"OMP_NUM_THREADS", std::to_string(threads)},
                  {"MKL_NUM_THREADS", std::to_string(threads)},
                  {"TORCHINDUCTOR_CACHE_DIR", (db_path.parent_path() / "inductor-cache").string()},
-                 {"PYTHONUNBUFFERED", "1"}};
+                 {"PYTHONUNBUFFERED", "1"},
+                 // the limit on each worker's process group, so that the harness can keep what it
+                 // starts beside the worker (the ONNX runtime host) inside it
+                 {"OPSWEEP_MEMORY_LIMIT_MIB", std::to_string(memory_limit / (1024 * 1024))}};
 
   SupervisorOptions sup;
   sup.job_timeout_s = o.timeout_s;

@@ -101,7 +101,8 @@ def main():
             else:
                 config[k] = v
     startup = config.get("startup", {})
-    print(f"fake worker {os.getpid()} starting (threads={args.threads}, OMP={os.environ.get('OMP_NUM_THREADS')})", flush=True)
+    print(f"fake worker {os.getpid()} starting (threads={args.threads}, OMP={os.environ.get('OMP_NUM_THREADS')}, "
+          f"memory limit {os.environ.get('OPSWEEP_MEMORY_LIMIT_MIB')} MiB)", flush=True)
     time.sleep(startup.get("sleep", 0))
     if startup.get("exit") is not None:
         print("fake worker: exiting at startup as asked", flush=True)

@@ -37,7 +37,7 @@ from opsweep.evidence import attach_stack, exception_chain
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext, SubVerdict, dist_version
 from opsweep.runtimes import enabled, opsets
 from opsweep.runtimes import versions as runtime_versions
-from opsweep.runtimes.verdicts import ExtraVerdicts
+from opsweep.runtimes.verdicts import ExtraVerdicts, graph_input_names
 
 OPSET = opsets.OPSET
 
@@ -196,7 +196,7 @@ def _probe(ctx: ProbeContext, extra: ExtraVerdicts) -> Outcome:
 
     ctx.step = "checker"
     onnx.checker.check_model(model, full_check=True)
-    extra.checked(data)
+    extra.checked(data, graph_input_names(model))
 
     ctx.step = "ort-load"
     session = ort_session(data, ctx.threads)

@@ -14,7 +14,12 @@ Contract of ``RuntimeHost.request(message, timeout_s) -> Reply``:
   ``$OPSWEEP_RUNTIME_MEMORY_MIB`` or 4096; 0 for none) keeps a runtime that blows up (the
   reference evaluator's numpy convolutions, a runtime's compile of a large model) inside its own
   verdict: the host is in the worker's process group, whose memory the engine limits as a whole,
-  and the engine's kill would take the worker's onnxruntime verdict along.
+  and the engine's kill would take the worker's onnxruntime verdict along. So the budget is also
+  never more than the room the engine's limit leaves: when the engine gives its limit on the
+  worker's process group (``$OPSWEEP_MEMORY_LIMIT_MIB``, set by ``opsweep run``), each request's
+  budget is at most that limit less what the worker itself holds at that moment and a margin
+  (``GROUP_MARGIN_MIB`` or a tenth of the limit, whichever is larger: the host is sampled every
+  ``MEMORY_POLL_S``, and may grow between samples). The crash detail says which bound applied.
 Nothing here raises for what a runtime does; a failure to start the host is a ``crash`` too.
 """
 
@@ -37,11 +42,22 @@ DEFAULT_MEMORY_MIB = 4096
 MEMORY_POLL_S = 0.2  # how often the host's resident size is read while it works
 
 
+GROUP_MARGIN_MIB = 512  # at least this much of the engine's limit stays free beside worker and host
+
+
 def _default_memory_mib() -> int:
     try:
         return max(0, int(os.environ.get("OPSWEEP_RUNTIME_MEMORY_MIB", DEFAULT_MEMORY_MIB)))
     except ValueError:
         return DEFAULT_MEMORY_MIB
+
+
+def _group_limit_mib() -> int:
+    """The engine's memory limit on this worker's process group (MiB), 0 when none was given."""
+    try:
+        return max(0, int(os.environ.get("OPSWEEP_MEMORY_LIMIT_MIB", "0")))
+    except ValueError:
+        return 0
 
 
 def resident_mib(pid: int) -> float | None:
@@ -79,10 +95,14 @@ def describe_exit(code: int | None) -> str:
 class RuntimeHost:
     """One host process, restarted on demand. Not thread-safe (one worker, one job at a time)."""
 
-    def __init__(self, threads: int = 1, python: str = sys.executable, memory_limit_mib: int | None = None):
+    def __init__(self, threads: int = 1, python: str = sys.executable, memory_limit_mib: int | None = None,
+                 group_limit_mib: int | None = None):
         self.threads = max(1, int(threads))
         self.python = python
         self.memory_limit_mib = _default_memory_mib() if memory_limit_mib is None else max(0, int(memory_limit_mib))
+        self.group_limit_mib = _group_limit_mib() if group_limit_mib is None else max(0, int(group_limit_mib))
+        self._budget_mib = self.memory_limit_mib  # this request's (``budget()`` at its start)
+        self._budget_why = ""
         self._proc: subprocess.Popen[bytes] | None = None
         self._to_host: int | None = None
         self._from_host: int | None = None
@@ -154,15 +174,41 @@ class RuntimeHost:
             pass
         self.kill()
 
+    def budget(self) -> tuple[int, str]:
+        """The host's memory budget for a request starting now (MiB; 0 for none), and, when the room
+        left by the engine's limit set it, the sentence that says so."""
+        own = self.memory_limit_mib
+        if not self.group_limit_mib:
+            return own, ""
+        worker = resident_mib(os.getpid()) or 0.0
+        margin = max(GROUP_MARGIN_MIB, self.group_limit_mib // 10)
+        room = max(0, int(self.group_limit_mib - worker - margin))
+        if own and own <= room:
+            return own, ""
+        return room, (f"the worker's memory limit of {self.group_limit_mib:,} MiB less the {worker:,.0f} MiB "
+                      f"the worker holds and a {margin:,} MiB margin")
+
+    def close_if_larger_than(self, mib: float) -> bool:
+        """Close the host when its resident size is above ``mib`` (the next request starts a new,
+        small one); True when it was closed."""
+        if self._proc is None:
+            return False
+        rss = resident_mib(self._proc.pid)
+        if rss is None or rss <= mib:
+            return False
+        self.close()
+        return True
+
     def _over_budget(self) -> Reply | None:
         """A crash reply (the host killed) when the host has grown past its memory budget."""
-        if not self.memory_limit_mib or self._proc is None:
+        if not (self.memory_limit_mib or self.group_limit_mib) or self._proc is None:
             return None
         rss = resident_mib(self._proc.pid)
-        if rss is None or rss <= self.memory_limit_mib:
+        if rss is None or rss <= self._budget_mib:
             return None
         self.kill()
-        return Reply("crash", detail=f"the runtime host exceeded its memory budget of {self.memory_limit_mib} MiB "
+        why = f": {self._budget_why}" if self._budget_why else ""
+        return Reply("crash", detail=f"the runtime host exceeded its memory budget of {self._budget_mib:,} MiB{why} "
                                      f"({rss:,.0f} MiB resident); it was killed")
 
     def _died(self) -> Reply:
@@ -185,6 +231,7 @@ class RuntimeHost:
             except OSError as e:
                 self.kill()
                 return Reply("crash", detail=f"the runtime host could not be started: {e}")
+        self._budget_mib, self._budget_why = self.budget()
         data = pickle.dumps(message, protocol=5)
         sent = self._send(len(data).to_bytes(_HEADER_SIZE, "big") + data, deadline)
         if sent is not None:
@@ -225,7 +272,7 @@ class RuntimeHost:
                 if remaining <= 0:
                     self.kill()
                     return Reply("timeout", detail=f"no answer within {timeout_s:g} s; the runtime host was killed")
-                wait = min(remaining, MEMORY_POLL_S) if self.memory_limit_mib else remaining
+                wait = min(remaining, MEMORY_POLL_S) if (self.memory_limit_mib or self.group_limit_mib) else remaining
                 readable, _, _ = select.select([fd], [], [], wait)
                 if not readable:
                     over = self._over_budget()

@@ -33,6 +33,21 @@ from opsweep.runtimes import opsets as _opsets
 from opsweep.runtimes.client import Reply, RuntimeHost, shared_host
 
 FRESH_RAISED = "ran on its trace inputs but raised on fresh inputs"
+HOST_KEEP_MIB = 1024  # a runtime host larger than this after a job is closed (the next starts small)
+LARGE_MODEL_BYTES = 64 << 20  # from this file size on, memory is handed back between sub-verdicts
+
+
+def release_memory() -> None:
+    """Collect garbage and hand freed heap back to the system (glibc's ``malloc_trim``), so the
+    worker's resident size, which the engine's memory limit counts, is what it still holds."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the collection is all there is
+        pass
 
 
 def sub_context(ctx: ProbeContext) -> ProbeContext:
@@ -84,11 +99,11 @@ def _host_error(error: dict[str, Any], library: Any) -> dict[str, Any]:
     }
 
 
-def graph_input_names(model: bytes) -> list[str]:
-    """The graph inputs of a serialized ModelProto, in order, initializers left out."""
+def graph_input_names(model: Any) -> list[str]:
+    """The graph inputs of a ModelProto (or its serialized bytes), in order, initializers left out."""
     import onnx
 
-    proto = onnx.load_model_from_string(model)
+    proto = onnx.load_model_from_string(model) if isinstance(model, (bytes, bytearray)) else model
     initializers = {t.name for t in proto.graph.initializer}
     return [i.name for i in proto.graph.input if i.name not in initializers]
 
@@ -214,29 +229,50 @@ class ExtraVerdicts:
         self.opsets = _opsets.extra()
         self.capture = _opsets.ConversionCapture(any(n < _opsets.OPSET for n in self.opsets))
         self.model: bytes | None = None
+        self.input_names: list[str] | None = None
 
-    def checked(self, model: bytes) -> None:
+    def checked(self, model: bytes, input_names: list[str] | None = None) -> None:
+        """The checked file's bytes, and its graph inputs when the caller has them (parsing a large
+        file again for its input names costs a copy of its weights)."""
         self.model = model
+        self.input_names = input_names
 
     def finish(self) -> dict[str, dict[str, Any]]:
+        """Runs the runtimes, then the opsets. What each stage no longer needs is dropped before the
+        next, and returned to the system (``release_memory``): the engine limits the memory of the
+        worker's process group, host included, so what the worker keeps from the path's own verdict
+        (the file's bytes, the captured pre-conversion model, freed but unreturned heap) is room a
+        runtime's budget does not get (client.RuntimeHost.budget) or an opset's export cannot use.
+        A host left large by a big model is closed after it: the next job's host starts small."""
         out: dict[str, dict[str, Any]] = {}
+        large = self.model is not None and len(self.model) >= LARGE_MODEL_BYTES
+        release = release_memory if large else (lambda: None)  # a collection costs; a small file needs none
         try:
             if self.model is not None:
                 runtimes = enabled()
                 if runtimes:
                     host = shared_host(self.ctx.threads)
-                    names = graph_input_names(self.model)
+                    names = self.input_names if self.input_names is not None else graph_input_names(self.model)
+                    release()
                     for spec in runtimes:
                         out[spec.id] = judge_runtime(self.ctx, spec, self.model, host, names)
-            for n in self.opsets:
+                    host.close_if_larger_than(HOST_KEEP_MIB)
+            self.model = None
+            captured, self.capture.model = self.capture.model, None
+            release()
+            # the conversions below 18 first (from the captured model), then the copy goes, then the
+            # exports above 18 (the record's sub-verdicts are keyed by id: the order is not kept)
+            for n in sorted(self.opsets):
                 key = _opsets.subverdict_id(n)
                 if n < _opsets.OPSET:
-                    if self.capture.model is None:
-                        continue
-                    captured = self.capture.model
-                    out[key] = judge_opset(self.ctx, n, lambda: _opsets.convert(captured, n), self.ort_session)
+                    if captured is not None:
+                        out[key] = judge_opset(self.ctx, n, lambda c=captured: _opsets.convert(c, n), self.ort_session)
                 else:
+                    if captured is not None:
+                        captured = None
+                        release()
                     out[key] = judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session)
+                release()
         finally:
             target = getattr(self.ctx, "subverdicts", None)
             if isinstance(target, dict):
