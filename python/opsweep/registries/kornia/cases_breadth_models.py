@@ -375,7 +375,11 @@ add(case("rt_detr.rtdetr_head.TransformerDecoder", G, Call(RH.TransformerDecoder
 add(case("rt_detr.post_processor.mod", G, RTPP.mod, [randint(0, 100, 2, 10, seed=867)], kwargs={"b": 7}))
 built("RTDETR.from_name", G, RTDETR.from_name, lambda: RTDETR.from_name("rtdetr_r18vd", num_classes=4),
       [rand(1, 3, 128, 128, seed=869)], 868,
-      note="rtdetr_r18vd with 4 classes (the full-size neck and head; 128x128 gives the 300 queries enough anchors)",
+      note="rtdetr_r18vd with 4 classes (the full-size neck and head; 128x128 gives the 300 queries enough anchors). "
+      "Ill-conditioned at random init: float32 eager itself differs from float64 eager in 8 of its 1,200 box values "
+      "(up to 0.006) and 4 of its 1,200 logits (up to 0.44), because the top-k query selection swaps near-tied "
+      "queries; a mismatch of this case may be rounding, not the capture (measured 2026-12-01: its ONNX export "
+      "differs from float64 in 34 box values and 27 logits)",
       lazy=True)
 
 # ------------------------------------------------------------------------------------------------- sam
