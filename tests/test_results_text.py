@@ -104,3 +104,17 @@ def test_a_dry_run_writes_no_database(tmp_path):
     assert sorted(p.stdout.splitlines()) == sorted(f"{c} {path}: no stored result"
                                                    for c in ("ok_a", "ok_b") for path in ("onnx", "export", "compile"))
     assert not os.path.exists(tmp_path / "none" / "results.db")
+
+
+def test_a_dry_run_keeps_its_worker_log_apart_from_a_runs(tmp_path):
+    # checking a running survey with --dry-run must not append its worker's output to the survey's worker log
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    p = h.run(["--cases", reg, "--paths", "export"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    logs = tmp_path / ".opsweep" / "logs"
+    before = (logs / "worker-0.log").read_bytes()
+    assert before
+    p = h.run(["--cases", reg, "--dry-run"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (logs / "worker-0.log").read_bytes() == before
+    assert (logs / "dry-run" / "worker-0.log").stat().st_size > 0

@@ -85,7 +85,7 @@ bool AskWorker(const ExplainOptions& o, const fs::path& db_path, HelloMessage* h
   command.registries = registries;
   command.library = o.library;
   command.index_cache = (db_path.parent_path() / "index-cache.json").string();
-  command.log_dir = (db_path.parent_path() / "logs").string();
+  command.log_dir = (db_path.parent_path() / "logs" / "explain").string();  // apart from a running survey's
   command.env = {{"OMP_NUM_THREADS", "1"}, {"PYTHONUNBUFFERED", "1"}};
   SystemClock clock;
   PosixWorkerPool pool(command, 1);
