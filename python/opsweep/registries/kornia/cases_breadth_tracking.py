@@ -34,6 +34,10 @@ _SCENE_F = _scene(seed=100 + FRESH_OFFSET)
 
 
 def _tracker():
+    """The tracker each case's call starts from: a submodule built once, outside the graph, as a user holds it.
+    Each call sets its state from the inputs (set_target, then match_initial), so calls do not depend on each other.
+    (Built inside the traced call, the capture failed on the construction instead: a module made under export
+    cannot be moved with ``.to(device)``, "Couldn't swap Conv1d.weight".)"""
     return HomographyTracker(_matcher(), _matcher(), minimum_inliers_num=10).eval()
 
 
@@ -43,16 +47,17 @@ def meth(name):
 
 G = "tracking"
 CASES = [
-    case("HomographyTracker.set_target", G, Call(meth("set_target"), lambda t: (lambda tr: (tr.set_target(t), tr.target_initial_representation)[1])(_tracker())),
+    case("HomographyTracker.set_target", G,
+         Call(meth("set_target"), lambda tr, t: (tr.set_target(t), tr.target_initial_representation)[1], _tracker()),
          [_TGT], note="the target's features it keeps"),
     case("HomographyTracker.track_next_frame", G,
          Call(meth("track_next_frame"),
-              lambda t, x, y: (lambda tr: (tr.set_target(t), tr.match_initial(x), tr.track_next_frame(y))[2])(_tracker())),
+              lambda tr, t, x, y: (tr.set_target(t), tr.match_initial(x), tr.track_next_frame(y))[2], _tracker()),
          [_TGT, _FRAME, _SCENE[..., 26:106].contiguous()], check=False,
          fresh_inputs=(_SCENE_F[..., 20:100].contiguous(), _SCENE_F[..., 24:104].contiguous(), _SCENE_F[..., 26:106].contiguous()),
          note="set_target, an initial match, then the next frame tracked (RANSAC samples inside the graph)"),
     case("HomographyTracker.no_match", G,
-         Call(meth("no_match"), lambda t: (lambda tr: (tr.set_target(t), tr.no_match()[0])[1])(_tracker())), [_TGT], check=False,
+         Call(meth("no_match"), lambda tr, t: (tr.set_target(t), tr.no_match()[0])[1], _tracker()), [_TGT], check=False,
          note="the homography it returns without a match, after set_target: an uninitialised 3x3 tensor (torch.empty, "
          "as documented), so its values are not compared"),
 ]
