@@ -200,12 +200,14 @@ for _m, _fn, _ins in (
     ("inverse_keypoints", lambda k: _SEQ.inverse_keypoints(Keypoints(k), _SP).data, [_KPTS]),
     ("get_params_by_module", lambda x: [p.data for p in _SEQ.get_params_by_module(iter(_SEQ.named_children()))] + [x],
      [torch.zeros(1)]),
-    ("get_children_by_params", lambda x: [m for _, m in _SEQ.get_children_by_params(_SP)][1](x), [_IMG]),
+    # the child is called as a module, so the sequential is a registered part of the call (as a user holds it)
+    ("get_children_by_params", (lambda s, x: [m for _, m in s.get_children_by_params(_SP)][1](x), _SEQ), [_IMG]),
 ):
     # The child get_children_by_params returns is called as a module: ColorJitter samples anew on
     # every call, so that case is random (as get_children_by_indices' below).
     _random = _m == "get_children_by_params"
-    add(case(f"AugmentationSequential.{_m}", G, Call(meth(K.AugmentationSequential, _m), _fn), _ins, check=not _random,
+    add(case(f"AugmentationSequential.{_m}", G, Call(meth(K.AugmentationSequential, _m), *(_fn if isinstance(_fn, tuple) else (_fn,))),
+             _ins, check=not _random,
              note=_SEQ_NOTE + ("; the child at index 1 (ColorJitter) is applied, sampling its own parameters" if _random else "")))
 add(case("AugmentationSequential.get_children_by_indices", G,
          Call(meth(K.AugmentationSequential, "get_children_by_indices"),
@@ -213,7 +215,7 @@ add(case("AugmentationSequential.get_children_by_indices", G,
          check=False, note="the child at index 1 (ColorJitter), applied"))
 _IS = seeded(1711, K.ImageSequential, K.RandomAffine(20.0, p=1.0), K.ColorJitter(0.1, 0.1, p=1.0))
 _ISP = seeded(1712, _IS.forward_parameters, _IMG.shape)
-add(case("ImageSequential.transform_inputs", G, Call(meth(K.ImageSequential, "transform_inputs"), lambda x: _IS.transform_inputs(x, _ISP)),
+add(case("ImageSequential.transform_inputs", G, Call(meth(K.ImageSequential, "transform_inputs"), lambda s, x: s.transform_inputs(x, _ISP), _IS),
          [_IMG], note="ImageSequential(RandomAffine, ColorJitter) with parameters sampled once (seeded)"))
 add(case("ImageSequentialBase.inverse_inputs", G, Call(meth(K.container.ImageSequentialBase, "inverse_inputs"),
                                                        lambda x: _IS.inverse_inputs(x, _ISP)), [_IMG],
@@ -317,7 +319,7 @@ add(case("container.ops.get_geometric_only_param", G,
          Call(OPS.get_geometric_only_param, lambda x: OPS.get_geometric_only_param(_SEQ, _SP)[0].data["translations"] + x),
          [torch.zeros(1)], note="the geometric augmentations' parameters of the sampled set"))
 add(case("container.ops.make_input_only_sequential", G,
-         Call(OPS.make_input_only_sequential, lambda x: OPS.make_input_only_sequential(_IS)(x, params=_ISP)), [_IMG],
+         Call(OPS.make_input_only_sequential, lambda s, x: OPS.make_input_only_sequential(s)(x, params=_ISP), _IS), [_IMG],
          note="the input-only call of an ImageSequential, with its sampled parameters"))
 
 # ------------------------------------------------------------------------------------------------- auto augment

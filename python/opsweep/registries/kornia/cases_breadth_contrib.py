@@ -116,16 +116,19 @@ _ST_FRESH = {
 G_ST = "contrib.stitching"
 for _m, _fn, _ins, _note in (
     ("preprocess", lambda a, b: _STITCH.preprocess(a, b), [_LEFT, _RIGHT], "two RGB views to the matcher's grayscale inputs"),
-    ("on_matcher", lambda a, b: _STITCH.on_matcher({"image0": a, "image1": b}), [_GL, _GR], "SIFT + SMNN matching of two views"),
+    ("on_matcher", lambda st, a, b: st.on_matcher({"image0": a, "image1": b}), [_GL, _GR], "SIFT + SMNN matching of two views"),
     ("estimate_transform", lambda k1, k2, i: _STITCH.estimate_transform(keypoints0=k1, keypoints1=k2, batch_indexes=i),
      [_KL, _KR, torch.zeros(30, dtype=torch.long)], "30 correspondences of a 40-pixel shift (DLT on all of them)"),
     ("blend_image", lambda a, b, m: _STITCH.blend_image(a, b, m), [_LEFT, _RIGHT, (rand(1, 3, 64, 80, seed=1319) > 0.5).float()],
      "naive blending by a mask"),
     ("postprocess", lambda x, m: _STITCH.postprocess(x, m), [_PANO, _MASK_PANO],
      "a panorama cropped after its last covered column"),
-    ("stitch_pair", lambda a, b: _STITCH.stitch_pair(a, b), [_LEFT, _RIGHT], "two overlapping views stitched"),
+    ("stitch_pair", lambda st, a, b: st.stitch_pair(a, b), [_LEFT, _RIGHT], "two overlapping views stitched"),
 ):
-    add(case(f"ImageStitcher.{_m}", G_ST, Call(meth(KC.ImageStitcher, _m), _fn), _ins,
+    # The two steps that call the matcher (a module) hold the stitcher as a registered part of the call, as a user
+    # holds it: called from a plain global, torch.export refuses the matcher ("not installed as a submodule").
+    _parts = (_STITCH,) if _m in ("on_matcher", "stitch_pair") else ()
+    add(case(f"ImageStitcher.{_m}", G_ST, Call(meth(KC.ImageStitcher, _m), _fn, *_parts), _ins,
              fresh_inputs=_ST_FRESH.get(_m),
              note=f"ImageStitcher(SIFT + SMNN matcher, estimator='vanilla'): {_note}"))
 

@@ -144,12 +144,19 @@ blk("rrdbnet.ResidualDenseBlock", "models.super_resolution", KRR.ResidualDenseBl
 # ------------------------------------------------------------------------------------------------- efficient_vit
 
 G = "models.efficient_vit"
+# A measured ONNX limitation of LiteMLA (hand-checked, no opsweep code on the path): the exporter's optimizer
+# (onnxscript 0.7.2, torch.onnx.export's default optimize=True) removes ``+ eps`` (1e-15) from LiteMLA's
+# ``out[..., :-1] / (out[..., -1:] + eps)``: its ``x + 0`` rule matches constants within 1e-8 of zero. Where a ReLU
+# attention normaliser is exactly 0, the file computes 0/0 = NaN instead of 0.
+_LITEMLA_ONNX = ("ONNX: NaN where eager gives 0, because the exporter's optimizer drops LiteMLA's + 1e-15 "
+                 "(onnxscript treats it as + 0); torch.onnx.export(..., optimize=False) keeps it")
 blk("efficient_vit.ConvLayer", G, EVB.ConvLayer, (8, 16), [X8], 740)
 blk("efficient_vit.DSConv", G, EVB.DSConv, (8, 16), [X8], 741)
 blk("efficient_vit.MBConv", G, EVB.MBConv, (8, 16), [X8], 742)
 blk("efficient_vit.FusedMBConv", G, EVB.FusedMBConv, (8, 16), [X8], 743)
 blk("efficient_vit.ResBlock", G, EVB.ResBlock, (8, 16), [X8], 744)
-blk("efficient_vit.EfficientViTBlock", G, EVB.EfficientViTBlock, dict(in_channels=16, dim=8), [X16], 745)
+blk("efficient_vit.EfficientViTBlock", G, EVB.EfficientViTBlock, dict(in_channels=16, dim=8), [X16], 745,
+    note="in_channels=16, dim=8; " + _LITEMLA_ONNX)
 blk("efficient_vit.IdentityLayer", G, EVB.IdentityLayer, (), [X8], 746)
 blk("efficient_vit.OpSequential", G, lambda: EVB.OpSequential([nn.Conv2d(8, 8, 3, padding=1), None, nn.ReLU()]), (),
     [X8], 747, note="[Conv2d, None, ReLU]: None entries are dropped")
@@ -174,10 +181,11 @@ IMG64 = rand(1, 3, 64, 64, seed=758)
 blk("efficient_vit.EfficientViTBackbone", G, EVB.EfficientViTBackbone, dict(width_list=[8, 16, 24, 32, 48],
     depth_list=[1, 1, 1, 1, 1], dim=8), [IMG64], 759, note="widths 8..48, one block per stage")
 blk("efficient_vit.EfficientViTLargeBackbone", G, EVB.EfficientViTLargeBackbone, dict(width_list=[8, 16, 24, 32, 48],
-    depth_list=[1, 1, 1, 1, 1], qkv_dim=8), [IMG64], 760, note="widths 8..48, one block per stage")
+    depth_list=[1, 1, 1, 1, 1], qkv_dim=8), [IMG64], 760, note="widths 8..48, one block per stage; " + _LITEMLA_ONNX)
 for _v in ("b0", "b1", "b2", "b3", "l0", "l1", "l2", "l3"):
     _fn = getattr(EVB, f"efficientvit_backbone_{_v}")
-    built(f"efficient_vit.efficientvit_backbone_{_v}", G, _fn, _fn, [IMG64], 761, note="the released widths and depths",
+    built(f"efficient_vit.efficientvit_backbone_{_v}", G, _fn, _fn, [IMG64], 761,
+          note="the released widths and depths" + ("; " + _LITEMLA_ONNX if _v in ("b0", "b1") else ""),
           lazy=_v not in ("b0", "b1"))
 
 
