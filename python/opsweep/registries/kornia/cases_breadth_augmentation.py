@@ -314,7 +314,8 @@ steps(_TP_CALLS, [t for t in [(K.RandomTransplantation, "params_from_input")] if
       "its arguments in RandomTransplantation over 4 images and their masks", random=("params_from_input",), fresh_calls=_TP_CALLS_F)
 add(case("TransformMatrixMinIn", G, Call(CB.TransformMatrixMinIn, lambda x: (lambda s: (s(x), s.transform_matrix)[1])(
     K.AugmentationSequential(K.RandomHorizontalFlip(p=1.0), K.RandomVerticalFlip(p=1.0)))), [_IMG],
-         note="the transformation matrix an AugmentationSequential (two flips) accumulates through this mixin"))
+         note="the transformation matrix an AugmentationSequential (two flips) accumulates through this mixin; "
+              "under an export kornia skips it (is_exporting), so the exported program returns None"))
 add(case("container.ops.get_geometric_only_param", G,
          Call(OPS.get_geometric_only_param, lambda x: OPS.get_geometric_only_param(_SEQ, _SP)[0].data["translations"] + x),
          [torch.zeros(1)], note="the geometric augmentations' parameters of the sampled set"))

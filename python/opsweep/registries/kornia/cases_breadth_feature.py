@@ -761,7 +761,8 @@ add(case("mkd.Whitening.load_whitening_parameters", G,
               or MKD.Whitening("pcaws", {"pca": {"mean": m, "eigvecs": e, "eigvals": v}}, 64, 32)(x)),
          [_WHM["pca"]["mean"], _WHM["pca"]["eigvecs"], _WHM["pca"]["eigvals"], randn(8, 64, seed=1145)],
          fresh_inputs=(_WHM_F["mean"], _WHM_F["eigvecs"], _WHM_F["eigvals"], randn(8, 64, seed=1145 + FRESH_OFFSET)),
-         note="the parameters loaded (tensors as graph inputs), then the whitening applied"))
+         note="the parameters loaded (tensors as graph inputs), then the whitening applied. It assigns them with "
+              "`.data =`, which torch.export does not trace: the exported program keeps the initial zeros, identity and ones"))
 
 
 def _simple_kd():

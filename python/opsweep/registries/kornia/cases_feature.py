@@ -565,7 +565,34 @@ _XI1 = rand(1, 3, 64, 96, seed=54)
 _XI2 = torch.roll(_XI1, shifts=(8, 8), dims=(2, 3)).contiguous()  # one coarse (1/8) cell
 add(case("XFeat[detectAndCompute]", G_INT, _XFEAT, [_XI1], method="detectAndCompute",
          note="XFeat(top_k=256, detection_threshold=0): random init, so every heatmap maximum counts (XFeat has no forward)"))
-add(case("XFeat[detectAndComputeDense]", G_INT, _XFEAT, [_XI1], method="detectAndComputeDense", note="random init"))
+
+
+class _XFeatDenseInOrder(nn.Module):
+    """XFeat whose detectAndComputeDense returns its keypoints (with their descriptors and scales) sorted by
+    position, then scale. XFeat orders them by score, and at random init many scores tie: eager and a capture
+    then return the same keypoints in different orders among the ties (measured: the same set, 7 rows
+    permuted under torch.compile, and another permutation on the next compile), which is no difference to a
+    user of the keypoint set."""
+
+    __opsweep_target__ = KF.XFeat
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self.m = KF.XFeat(**kwargs)
+
+    def detectAndComputeDense(self, x):  # noqa: N802 (kornia's name)
+        out = self.m.detectAndComputeDense(x)
+        kp = out["keypoints"].double()
+        order = torch.argsort(kp[..., 0] * 1e4 + kp[..., 1] * 10 + out["scales"].double(), dim=1)
+        return {"keypoints": torch.gather(out["keypoints"], 1, order[..., None].expand(-1, -1, 2)),
+                "descriptors": torch.gather(out["descriptors"], 1, order[..., None].expand(-1, -1, out["descriptors"].shape[-1])),
+                "scales": torch.gather(out["scales"], 1, order)}
+
+
+add(case("XFeat[detectAndComputeDense]", G_INT, lazy(_XFeatDenseInOrder, top_k=256, detection_threshold=0.0), [_XI1],
+         method="detectAndComputeDense",
+         note="random init; the keypoints sorted by position (XFeat orders them by score, and at random init many "
+              "scores tie, so eager and a capture list the same keypoints in different orders)"))
 add(case("XFeat[match_xfeat]", G_INT, _XFEAT, [_XI1, _XI2], method="match_xfeat", note="random init"))
 def _confident_xfeat():
     """XFeat at random init with its fine matcher made confident, so refined matches pass its fixed 0.25 threshold."""

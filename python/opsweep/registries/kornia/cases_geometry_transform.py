@@ -424,7 +424,9 @@ for nm, t in [("hflip", T.hflip), ("vflip", T.vflip), ("rot180", T.rot180), ("Hf
 # torch.onnx.export a box that is not exactly ``size`` pixels is resampled with align_corners=True instead of cropped
 # and resized as eager does.
 _CROP_NOTES = {"crop_by_indices[resize]": "a 24x18 box to 12x12: under export kornia resamples it with align_corners=True "
-               "(as its docstring says), so the values differ from eager's crop-then-resize"}
+               "(as its docstring says), so the values differ from eager's crop-then-resize",
+               "crop_by_indices[pad]": "a 24x18 box to 20x26 with shape_compensation='pad': under export kornia resamples "
+               "it to 20x26 with align_corners=True whatever shape_compensation says (its docstring), where eager pads"}
 _b1 = _boxes((4.0, 3.0, 27.0, 20.0))
 _b2 = _boxes((4.0, 3.0, 27.0, 20.0), (10.0, 8.0, 35.0, 28.0))
 for nm, fn, kw, ins in [
