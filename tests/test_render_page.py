@@ -90,8 +90,8 @@ def search_text(record, snapshot):
     """Name, variant, and per path: detail, error, location, reason id and title, each break
     reason ({"reason": id, "text": ..., "location": ...}, as merge writes them): its reason's title
     when a rule classified it, else Dynamo's text, and its location; each check as the details word
-    it, and each note."""
-    parts = [record["name"], record["variant"]]
+    it, and each note; and the case's own note."""
+    parts = [record["name"], record["variant"], record.get("note") or ""]
     for path in path_ids(snapshot):
         outcome = record["paths"][path]
         parts += [outcome["detail"], outcome["error"], outcome["location"]]

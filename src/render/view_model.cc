@@ -328,10 +328,12 @@ std::vector<bool> OnnxPaths(const Snapshot& snapshot, const std::vector<PathView
 
 // ---- rows ----------------------------------------------------------------------------------------
 
-// What the search box matches: name, variant, every reason text of the row, its checks and notes.
+// What the search box matches: name, variant, the case's note, every reason text of the row, its checks and the
+// outcomes' notes.
 std::string SearchText(const RowView& row) {
   std::string text = row.name;
   if (!row.variant.empty()) text += " " + row.variant;
+  if (!row.note.empty()) text += " " + row.note;
   if (!row.sub_summary.empty()) text += " " + row.sub_summary;
   std::vector<const DetailLine*> lines;
   for (const DetailLine& line : row.details) lines.push_back(&line);

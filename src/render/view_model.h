@@ -172,7 +172,7 @@ struct RowView {
   std::vector<AnnotationLine> annotations;  // checks first (fresh inputs, randomness, ...), then notes
   // Some path is supported but its capture was not run on fresh inputs (the filter "not-fresh").
   bool fresh_unchecked = false;
-  std::string search_text;  // name, variant, reason texts, locations, checks, notes: what the search box sees
+  std::string search_text;  // name, variant, case note, reason texts, locations, checks, notes: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
   std::vector<PathHistory> history;  // one per path; empty on a single-snapshot page

@@ -757,5 +757,19 @@ TEST(WritersTest, DynamicFactsAppearInEveryFormat) {
   EXPECT_NE(WriteRst(vm).find("H static: x0[2] - 1 == 47"), std::string::npos);
 }
 
+TEST(ViewModelTest, TheSearchSeesTheCasesOwnNote) {
+  // a case's note names what its verdict depends on (an upstream optimizer, a documented export behaviour): a
+  // reader searching for it must find the row
+  Snapshot snapshot = Base();
+  Record with_note = MakeRecord("backbone", "models", "", Status::mismatch, kOk, kOk);
+  with_note.note = "ONNX: the optimizer drops LiteMLA's + 1e-15";
+  snapshot.records = {with_note, MakeRecord("other", "models", "", kOk, kOk, kOk)};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  const auto& rows = vm.packages[0].sections[0].rows;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[0].search_text.find("LiteMLA"), std::string::npos);
+  EXPECT_EQ(rows[1].search_text.find("LiteMLA"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace opsweep::render
