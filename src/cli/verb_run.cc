@@ -194,7 +194,8 @@ int Run(RunOptions o) {
   command.opsets = opsets;
   // A dry run's worker logs apart from a run's: a dry run beside a running survey (to see what is left) must not
   // interleave its worker's output with the survey's worker of the same slot.
-  command.log_dir = (o.dry_run ? db_path.parent_path() / "logs" / "dry-run" : db_path.parent_path() / "logs").string();
+  const fs::path logs = db_path.parent_path() / "logs";
+  command.log_dir = (o.dry_run ? logs / "dry-run" : logs).string();
   command.env = {{"OMP_NUM_THREADS", std::to_string(threads)},
                  {"MKL_NUM_THREADS", std::to_string(threads)},
                  {"TORCHINDUCTOR_CACHE_DIR", (db_path.parent_path() / "inductor-cache").string()},

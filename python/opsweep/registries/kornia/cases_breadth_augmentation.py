@@ -200,14 +200,14 @@ for _m, _fn, _ins in (
     ("inverse_keypoints", lambda k: _SEQ.inverse_keypoints(Keypoints(k), _SP).data, [_KPTS]),
     ("get_params_by_module", lambda x: [p.data for p in _SEQ.get_params_by_module(iter(_SEQ.named_children()))] + [x],
      [torch.zeros(1)]),
-    # the child is called as a module, so the sequential is a registered part of the call (as a user holds it)
-    ("get_children_by_params", (lambda s, x: [m for _, m in s.get_children_by_params(_SP)][1](x), _SEQ), [_IMG]),
+    ("get_children_by_params", lambda s, x: [m for _, m in s.get_children_by_params(_SP)][1](x), [_IMG]),
 ):
     # The child get_children_by_params returns is called as a module: ColorJitter samples anew on
-    # every call, so that case is random (as get_children_by_indices' below).
+    # every call, so that case is random (as get_children_by_indices' below), and the sequential is a
+    # registered part of the call (as a user holds it).
     _random = _m == "get_children_by_params"
-    add(case(f"AugmentationSequential.{_m}", G, Call(meth(K.AugmentationSequential, _m), *(_fn if isinstance(_fn, tuple) else (_fn,))),
-             _ins, check=not _random,
+    _parts = (_SEQ,) if _random else ()
+    add(case(f"AugmentationSequential.{_m}", G, Call(meth(K.AugmentationSequential, _m), _fn, *_parts), _ins, check=not _random,
              note=_SEQ_NOTE + ("; the child at index 1 (ColorJitter) is applied, sampling its own parameters" if _random else "")))
 add(case("AugmentationSequential.get_children_by_indices", G,
          Call(meth(K.AugmentationSequential, "get_children_by_indices"),
