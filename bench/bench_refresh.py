@@ -3,7 +3,7 @@
 long it takes (docs/performance.md, "Incremental refresh").
 
     python3 bench/bench_refresh.py [--binary build/tests/opsweep] --preset quick
-    python3 bench/bench_refresh.py [--binary ...] --survey snapshots/kornia/results.jsonl   # the full survey
+    python3 bench/bench_refresh.py [--binary ...] --survey snapshots/kornia/results.jsonl --opset 17,25 --module-edit plan
     python3 bench/bench_refresh.py [--binary ...] --synthetic        # full scale, no survey needed
 
 It works on a copy of kornia's installed sources (put first on PYTHONPATH, so the workers import
@@ -269,7 +269,18 @@ def main() -> None:
     ap.add_argument("-j", default=str(os.cpu_count() or 1))
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--paths", default="onnx,export,compile",
+                    help="the paths of every `opsweep run` (default: the three static paths, those of the edits' checks)")
+    ap.add_argument("--opset", default=None,
+                    help="the --opset of every `opsweep run`: the survey's own (17,25 for the committed kornia survey), "
+                         "else every onnx job is planned as stale")
+    ap.add_argument("--module-edit", choices=["run", "plan"], default="run",
+                    help="plan: measure the module-level edit's plan only (--dry-run; at full scale it is thousands of jobs)")
     args = ap.parse_args()
+    # The runs' working directory is a temporary one: relative paths are the caller's.
+    args.binary = os.path.abspath(args.binary)
+    if args.survey:
+        args.survey = os.path.abspath(args.survey)
 
     work = tempfile.mkdtemp(prefix="opsweep-refresh-")
     try:
@@ -278,7 +289,7 @@ def main() -> None:
         shutil.copytree(kornia_dir(), os.path.join(site, "kornia"), ignore=shutil.ignore_patterns("__pycache__"))
         env = env_for(site)
         db = os.path.join(work, "results.db")
-        run_args = ["--db", db, "-j", args.j]
+        run_args = ["--db", db, "-j", args.j, "--paths", args.paths] + (["--opset", args.opset] if args.opset else [])
         if args.preset:
             run_args += ["--preset", args.preset]
             registries = [os.path.join(REGISTRIES, "presets", f"{args.preset}.py")]
@@ -306,7 +317,7 @@ def main() -> None:
             callers = eager_callers(registries, env, rel, qualname)
             edit_function_body(os.path.join(site, "kornia", rel), qualname)
             step = measure_step(f"body of kornia/{rel}:{qualname}", args.binary, run_args, env, work, db)
-            must = {(c, p) for c in callers for p in ("onnx", "export", "compile")} & all_jobs(db)
+            must = {(c, p) for c in callers for p in args.paths.split(",")} & all_jobs(db)
             step["eager_callers"] = sorted(callers)
             step["missed"] = sorted(must - set(map(tuple, step["jobs"])))
             step["beyond_eager"] = sorted(set(map(tuple, step["jobs"])) - must)
@@ -316,7 +327,13 @@ def main() -> None:
         rel, text = MODULE_EDIT
         with open(os.path.join(site, "kornia", rel), "a", encoding="utf-8") as f:
             f.write(text)
-        results["steps"].append(measure_step(f"module level of kornia/{rel}", args.binary, run_args, env, work, db))
+        if args.module_edit == "run":
+            results["steps"].append(measure_step(f"module level of kornia/{rel}", args.binary, run_args, env, work, db))
+        else:
+            wall, dry = run([args.binary, "run", "--dry-run", "--explain", *run_args], env, work)
+            results["steps"].append({"step": f"module level of kornia/{rel} (plan only)", "planned": planned(dry),
+                                     "plan_line": plan_line(dry), "dry_run_wall_s": round(wall, 1)})
+            print(f"module level of kornia/{rel} (plan only): {planned(dry)} planned ({plan_line(dry).strip()})")
 
         cache = os.path.join(work, "startup-index-cache.json")  # not the runs' own: cold at first
         results["startup_cold_index"] = worker_startup(registries, env, work, cache)
