@@ -60,18 +60,33 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
   for (const auto& c : content.inventory) referenced.insert(c.run_id);
   for (const auto& r : content.results) referenced.insert(r.run_id);
   std::vector<const RunInfo*> runs;
+  std::set<long long> held;
   for (const RunInfo& r : content.runs) {
+    held.insert(r.id);
     if (referenced.count(r.id)) runs.push_back(&r);
+  }
+  // A case or result whose run the store lacks (a run deleted under it) would be written with no
+  // run, and skipped by every import: refuse, naming the first one, rather than write such a file.
+  for (const auto& c : content.inventory) {
+    if (!held.count(c.run_id)) {
+      *err = fmt::format("the store is inconsistent: case '{}' refers to run {}, which it does not hold", c.name,
+                         c.run_id);
+      return false;
+    }
+  }
+  for (const auto& r : content.results) {
+    if (!held.count(r.run_id)) {
+      *err = fmt::format("the store is inconsistent: result {} / {} refers to run {}, which it does not hold",
+                         r.case_name, r.path, r.run_id);
+      return false;
+    }
   }
   std::sort(runs.begin(), runs.end(), [](const RunInfo* a, const RunInfo* b) {
     return a->started != b->started ? a->started < b->started : a->id < b->id;
   });
   std::map<long long, long long> number;
   for (size_t i = 0; i < runs.size(); ++i) number[runs[i]->id] = static_cast<long long>(i + 1);
-  auto run_of = [&](long long id) {
-    auto it = number.find(id);
-    return it == number.end() ? 0LL : it->second;
-  };
+  auto run_of = [&](long long id) { return number.at(id); };
 
   std::vector<std::string> run_lines, case_lines, result_lines;
   for (const RunInfo* r : runs) {

@@ -166,6 +166,20 @@ TEST(ResultsText, ReadsBackWhatItWrote) {
   EXPECT_EQ(Text(content), Text(Content()));
 }
 
+TEST(ResultsText, RefusesToWriteACaseOrResultWhoseRunTheStoreLacks) {
+  // A run deleted under its cases (or results) would be written as run 0, which no import reads.
+  ResultsContent orphan_case = Content();
+  orphan_case.inventory[1].run_id = 5;
+  std::string out, err;
+  EXPECT_FALSE(WriteResultsText(orphan_case, &out, &err));
+  EXPECT_EQ(err, "the store is inconsistent: case 'canny' refers to run 5, which it does not hold");
+  ResultsContent orphan_result = Content();
+  orphan_result.results[0].run_id = 4;
+  err.clear();
+  EXPECT_FALSE(WriteResultsText(orphan_result, &out, &err));
+  EXPECT_EQ(err, "the store is inconsistent: result sobel / onnx refers to run 4, which it does not hold");
+}
+
 TEST(ResultsText, RefusesWhatIsNotThisFormatOrTooNew) {
   ResultsContent content;
   std::vector<std::string> warnings;
