@@ -190,6 +190,36 @@ def edit_function_body(path: str, qualname: str) -> None:
         f.write("".join(lines))
 
 
+def plan_jobs(binary: str, run_args: list[str], env: dict[str, str], work: str) -> tuple[float, str, set[tuple[str, str]]]:
+    """A dry run with --explain: (its wall, its plan line, the jobs it plans). --explain prints one
+    line a job on stdout: "CASE PATH: why"."""
+    t0 = time.perf_counter()
+    p = subprocess.run([binary, "run", "--dry-run", "--explain", *run_args], env=env, cwd=work, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): dry run\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    jobs = set()
+    for line in p.stdout.splitlines():
+        job, sep, _ = line.partition(": ")
+        case, _, path = job.rpartition(" ")
+        if sep and case:
+            jobs.add((case, path))
+    return wall, plan_line(p.stderr), jobs
+
+
+def stored_seconds(db: str, jobs: set[tuple[str, str]]) -> dict[str, float]:
+    """The job time the store records for these jobs (the survey's own measurement), per path."""
+    con = sqlite3.connect(db)
+    try:
+        out: dict[str, float] = {}
+        for case, path, secs in con.execute("SELECT case_name, path, duration_s FROM results"):
+            if (case, path) in jobs:
+                out[path] = out.get(path, 0.0) + (secs or 0.0)
+        return {k: round(v, 1) for k, v in sorted(out.items())}
+    finally:
+        con.close()
+
+
 def measure_step(name: str, binary: str, run_args: list[str], env: dict[str, str], work: str, db: str) -> dict:
     _, dry = run([binary, "run", "--dry-run", "--explain", *run_args], env, work)
     wall, out = run([binary, "run", *run_args], env, work)
@@ -276,7 +306,13 @@ def main() -> None:
                          "else every onnx job is planned as stale")
     ap.add_argument("--module-edit", choices=["run", "plan"], default="run",
                     help="plan: measure the module-level edit's plan only (--dry-run; at full scale it is thousands of jobs)")
+    ap.add_argument("--startup-timeout", default=None, help="passed to every `opsweep run` (a loaded machine starts workers slowly)")
+    ap.add_argument("--run-edits", default=None,
+                    help="comma-separated kornia files (e.g. color/gray.py) whose function edit is run; the other edits "
+                         "are planned only (dry run: the exact set, checked like a run's, and an estimate of its wall "
+                         "from the store's job times). Default: run every edit")
     args = ap.parse_args()
+    run_edits = None if args.run_edits is None else set(filter(None, args.run_edits.split(",")))
     # The runs' working directory is a temporary one: relative paths are the caller's.
     args.binary = os.path.abspath(args.binary)
     if args.survey:
@@ -290,6 +326,7 @@ def main() -> None:
         env = env_for(site)
         db = os.path.join(work, "results.db")
         run_args = ["--db", db, "-j", args.j, "--paths", args.paths] + (["--opset", args.opset] if args.opset else [])
+        run_args += ["--startup-timeout", args.startup_timeout] if args.startup_timeout else []
         if args.preset:
             run_args += ["--preset", args.preset]
             registries = [os.path.join(REGISTRIES, "presets", f"{args.preset}.py")]
@@ -315,8 +352,27 @@ def main() -> None:
         results["steps"].append(measure_step("nothing changed", args.binary, run_args, env, work, db))
         for rel, qualname in FUNCTION_EDITS:
             callers = eager_callers(registries, env, rel, qualname)
-            edit_function_body(os.path.join(site, "kornia", rel), qualname)
-            step = measure_step(f"body of kornia/{rel}:{qualname}", args.binary, run_args, env, work, db)
+            edited = os.path.join(site, "kornia", rel)
+            with open(edited, encoding="utf-8") as f:
+                before = f.read()
+            edit_function_body(edited, qualname)
+            name = f"body of kornia/{rel}:{qualname}"
+            if run_edits is None or rel in run_edits:
+                step = measure_step(name, args.binary, run_args, env, work, db)
+            else:
+                # plan only: the exact set the run would re-probe (the dry run's per-job lines), and
+                # what those jobs cost when the survey measured them (an estimate of the run's wall)
+                wall, line, jobs = plan_jobs(args.binary, run_args, env, work)
+                secs = stored_seconds(db, jobs)
+                step = {"step": name + " (plan only)", "planned": len(jobs), "plan_line": line, "dry_run_wall_s": round(wall, 1),
+                        "jobs": sorted(jobs), "their_job_seconds_in_survey": secs,
+                        "wall_estimate_s_on_2_workers": round(sum(secs.values()) / 2, 1)}
+                print(f"{name} (plan only): {len(jobs)} planned; their jobs took {sum(secs.values()):.0f} s in the survey "
+                      f"({secs}), about {sum(secs.values()) / 2:.0f} s on 2 workers (an estimate)")
+                print(f"  {line.strip()}")
+                # its jobs were not re-probed: undo the edit, so the next step plans its own edit alone
+                with open(edited, "w", encoding="utf-8") as f:
+                    f.write(before)
             must = {(c, p) for c in callers for p in args.paths.split(",")} & all_jobs(db)
             step["eager_callers"] = sorted(callers)
             step["missed"] = sorted(must - set(map(tuple, step["jobs"])))

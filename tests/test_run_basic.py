@@ -158,6 +158,7 @@ def test_bad_options_are_one_line_errors(tmp_path):
         (["--shard", "0/2"], "--shard '0/2'"),
         (["--shard", "x"], "--shard 'x'"),
         (["-j", "0"], "-j '0'"),
+        (["--threads", "0"], "--threads '0'"),
         (["--timeout", "abc"], "--timeout 'abc'"),
         (["--memory-limit", "-5"], "--memory-limit '-5'"),
         (["--paths", "onnx,tflite"], "unknown path 'tflite'"),
@@ -227,6 +228,19 @@ def test_workers_are_told_their_memory_limit(tmp_path):
     assert p.returncode == 0, p.stderr
     log = (tmp_path / ".opsweep" / "logs" / "worker-0.log").read_text()
     assert "memory limit 1234 MiB)" in log, log
+
+
+def test_workers_get_one_torch_thread_whatever_j_unless_asked(tmp_path):
+    # A case's inputs are built when its registry loads, and some CPU kernels round differently with
+    # more threads (bilinear interpolate by 1 ulp, seen on 12 kornia cases): the thread count must not
+    # follow -j or the machine's cores, or those cases' keys would change with them.
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    for args, want in [(["-j", "1"], "threads=1, OMP=1,"), (["-j", "1", "--threads", "3"], "threads=3, OMP=3,")]:
+        p = h.run(["--cases", reg, "--paths", "export", "--db", "t.db", "--retry-failed", *args], tmp_path)
+        assert p.returncode == 0, p.stderr
+        log = (tmp_path / "logs" / "worker-0.log").read_text()
+        assert want in log.rsplit("--- opsweep: starting worker 0 ---", 1)[-1], log
+        assert f"x {want.split(',')[0].split('=')[1]} thread" in p.stderr, p.stderr
 
 
 def test_a_new_path_needs_nothing_but_its_description(tmp_path):

@@ -34,13 +34,14 @@ namespace fs = std::filesystem;
 
 struct RunOptions {
   // Numbers are taken as text and parsed here, so that a bad value gets our one-line error.
-  std::string jobs_text, timeout_text, startup_timeout_text, memory_limit_text, max_restarts_text;
+  std::string jobs_text, threads_text, timeout_text, startup_timeout_text, memory_limit_text, max_restarts_text;
   std::vector<std::string> cases;
   std::string preset;
   std::vector<std::string> paths;
   std::vector<std::string> only;
   std::vector<std::string> groups;
   int jobs = 0;
+  int threads = 1;
   double timeout_s = 600;
   double startup_timeout_s = 120;
   std::string db = ".opsweep/results.db";
@@ -127,6 +128,10 @@ int Run(RunOptions o) {
     if (!ParseCount("-j", o.jobs_text, 1, &count, &err)) return Error(kExitBadInput, err);
     o.jobs = static_cast<int>(std::min(count, 4096LL));
   }
+  if (!o.threads_text.empty()) {
+    if (!ParseCount("--threads", o.threads_text, 1, &count, &err)) return Error(kExitBadInput, err);
+    o.threads = static_cast<int>(std::min(count, 1024LL));
+  }
   if (!o.timeout_text.empty() && !ParseNumber("--timeout", o.timeout_text, 0.001, &o.timeout_s, &err)) {
     return Error(kExitBadInput, err);
   }
@@ -155,7 +160,10 @@ int Run(RunOptions o) {
   }
   int cores = AvailableCores();
   int workers = o.jobs > 0 ? o.jobs : cores;
-  int threads = std::max(1, cores / workers);
+  // One torch thread a worker unless asked: a case's inputs are built when its registry loads, and some
+  // CPU kernels round differently with more threads (bilinear interpolate by 1 ulp), which would change
+  // those cases' fingerprints, and their jobs' keys, with -j or the machine's core count.
+  int threads = o.threads;
 
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
@@ -251,6 +259,9 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--groups", opts->groups, "Only cases in these groups or below them (repeatable, comma-separated)")
       ->delimiter(',');
   cmd->add_option("-j,--jobs", opts->jobs_text, "Workers (default: one per core)");
+  cmd->add_option("--threads", opts->threads_text,
+                  "torch threads per worker (default 1; more changes the inputs, and so the keys, of cases whose "
+                  "inputs come from thread-sensitive kernels)");
   cmd->add_option("--timeout", opts->timeout_text, "Seconds a job may take before its worker is killed (default 600)");
   cmd->add_option("--startup-timeout", opts->startup_timeout_text,
                   "Seconds a worker may take to say hello and list its cases (default 120)");
