@@ -332,7 +332,9 @@ def main() -> None:
             registries = [os.path.join(REGISTRIES, "presets", f"{args.preset}.py")]
         else:
             registries = sorted(os.path.join(REGISTRIES, f) for f in os.listdir(REGISTRIES) if f.startswith("cases_"))
-        results: dict = {"binary": args.binary, "mode": args.preset or args.survey or "synthetic", "steps": []}
+        # checkout-relative where they are inside it: nothing written names this machine's folders
+        rel = lambda path: os.path.relpath(path, ROOT) if path and path.startswith(ROOT + os.sep) else path  # noqa: E731
+        results: dict = {"binary": rel(args.binary), "mode": args.preset or rel(args.survey) or "synthetic", "steps": []}
         if args.synthetic:
             synthetic(args, env, work, db, run_args, registries, results)
             if args.json:
