@@ -221,10 +221,10 @@ def stored_seconds(db: str, jobs: set[tuple[str, str]]) -> dict[str, float]:
 
 
 def measure_step(name: str, binary: str, run_args: list[str], env: dict[str, str], work: str, db: str) -> dict:
-    _, dry = run([binary, "run", "--dry-run", "--explain", *run_args], env, work)
+    _, dry_line, _ = plan_jobs(binary, run_args, env, work)
     wall, out = run([binary, "run", *run_args], env, work)
     jobs = latest_run_jobs(db) if planned(out) else set()
-    result = {"step": name, "planned": planned(dry), "plan_line": plan_line(dry), "re_probed": len(jobs),
+    result = {"step": name, "planned": planned(dry_line), "plan_line": dry_line, "re_probed": len(jobs),
               "wall_s": round(wall, 1), "jobs": sorted(jobs)}
     print(f"{name}: {result['planned']} planned, {result['re_probed']} re-probed, wall {wall:.1f} s")
     print(f"  {result['plan_line'].strip()}")
@@ -388,10 +388,10 @@ def main() -> None:
         if args.module_edit == "run":
             results["steps"].append(measure_step(f"module level of kornia/{rel}", args.binary, run_args, env, work, db))
         else:
-            wall, dry = run([args.binary, "run", "--dry-run", "--explain", *run_args], env, work)
-            results["steps"].append({"step": f"module level of kornia/{rel} (plan only)", "planned": planned(dry),
-                                     "plan_line": plan_line(dry), "dry_run_wall_s": round(wall, 1)})
-            print(f"module level of kornia/{rel} (plan only): {planned(dry)} planned ({plan_line(dry).strip()})")
+            wall, line, jobs = plan_jobs(args.binary, run_args, env, work)
+            results["steps"].append({"step": f"module level of kornia/{rel} (plan only)", "planned": len(jobs),
+                                     "plan_line": line, "dry_run_wall_s": round(wall, 1)})
+            print(f"module level of kornia/{rel} (plan only): {len(jobs)} planned ({line.strip()})")
 
         cache = os.path.join(work, "startup-index-cache.json")  # not the runs' own: cold at first
         results["startup_cold_index"] = worker_startup(registries, env, work, cache)

@@ -56,23 +56,17 @@ void InternDeps(Json* record, std::map<std::string, Json>* depsets) {
 }  // namespace
 
 bool WriteResultsText(const ResultsContent& content, std::string* out, std::string* err) {
-  std::set<long long> referenced;
-  for (const auto& c : content.inventory) referenced.insert(c.run_id);
-  for (const auto& r : content.results) referenced.insert(r.run_id);
-  std::vector<const RunInfo*> runs;
-  std::set<long long> held;
-  for (const RunInfo& r : content.runs) {
-    held.insert(r.id);
-    if (referenced.count(r.id)) runs.push_back(&r);
-  }
   // A case or result whose run the store lacks (a run deleted under it) would be written with no
   // run, and skipped by every import: refuse, naming the first one, rather than write such a file.
+  std::set<long long> held, referenced;
+  for (const RunInfo& r : content.runs) held.insert(r.id);
   for (const auto& c : content.inventory) {
     if (!held.count(c.run_id)) {
       *err = fmt::format("the store is inconsistent: case '{}' refers to run {}, which it does not hold", c.name,
                          c.run_id);
       return false;
     }
+    referenced.insert(c.run_id);
   }
   for (const auto& r : content.results) {
     if (!held.count(r.run_id)) {
@@ -80,6 +74,11 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
                          r.case_name, r.path, r.run_id);
       return false;
     }
+    referenced.insert(r.run_id);
+  }
+  std::vector<const RunInfo*> runs;
+  for (const RunInfo& r : content.runs) {
+    if (referenced.count(r.id)) runs.push_back(&r);
   }
   std::sort(runs.begin(), runs.end(), [](const RunInfo* a, const RunInfo* b) {
     return a->started != b->started ? a->started < b->started : a->id < b->id;
