@@ -437,6 +437,39 @@ void ReadHeaderEnvironment(const std::vector<DbContents>& dbs, const JoinState& 
   if (survey->newest_finished.empty()) survey->newest_finished = header_run->started;
 }
 
+// Pass 9: a field the results carry in their job keys is reported as the results measured it,
+// not as the header's run did: runs of different paths measure different things (a run of the
+// dynamic paths alone records opsets "18", while the onnx results it did not touch were measured
+// with "17,18,25"). Pass 6 has checked that each such field has one value; a field with several
+// keeps the header's value (the snapshot is refused for it anyway). A number stays a number when
+// the key's text is that number.
+void AlignHeaderWithResults(Survey* survey) {
+  if (!survey->env.is_object()) return;
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& [key, result] : survey->results) {
+    json kf = json::parse(result.row.key_fields_json, nullptr, false);
+    if (!kf.is_object()) continue;
+    for (const auto& [field, value] : kf.items()) {
+      if (field == "case" || field == "path" || field == "harness" || field == "library") continue;
+      values[field].insert(ValueText(value));
+    }
+  }
+  for (const auto& [field, texts] : values) {
+    if (texts.size() != 1) continue;
+    const std::string& text = *texts.begin();
+    auto it = survey->env.find(field);
+    if (it != survey->env.end() && ValueText(*it) == text) continue;
+    if (it != survey->env.end() && it->is_number()) {
+      json number = json::parse(text, nullptr, false);
+      if (number.is_number() && number.dump() == text) {
+        *it = number;
+        continue;
+      }
+    }
+    survey->env[field] = text;
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -493,6 +526,7 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
   CheckEnvironments(&survey);
   CheckCompleteness(&survey);
   ReadHeaderEnvironment(dbs, state, &survey);
+  AlignHeaderWithResults(&survey);
   return survey;
 }
 

@@ -100,6 +100,31 @@ TEST(Survey, DifferentEnvironmentsNameFieldValuesAndFiles) {
             "result (a.db)");
 }
 
+TEST(Survey, TheHeaderReportsTheFieldsTheResultsWereMeasuredWith) {
+  // The newest result's run (run 2: the dynamic paths alone) measured opsets "18" and onnx 1.23.2;
+  // the onnx results were measured with opsets "17,18,25" and keep saying so in the header.
+  DbContents db = Db("a.db", {"x"});
+  RunInfo later = db.runs[0];
+  later.id = 2;
+  later.started = "2026-11-30T06:00:00Z";
+  nlohmann::json env = nlohmann::json::parse(kEnv);
+  env["opsets"] = "18";
+  env["opset"] = 19;
+  later.env_json = env.dump();
+  db.runs.push_back(later);
+  StoredResult onnx = Result("x", "onnx", R"({"status":"ok"})");
+  onnx.key_fields_json = R"({"case":"fp","path":"onnx","harness":"h","torch":"2.13.0+cpu","opset":"18","opsets":"17,18,25"})";
+  StoredResult exp = Result("x", "export", R"({"status":"ok"})", "2026-11-30T07:00:00Z");
+  exp.run_id = 2;
+  db.results = {onnx, exp};
+  Survey s = JoinSurvey({db}, {});
+  EXPECT_TRUE(s.problems.empty()) << All(s);
+  EXPECT_EQ(s.env.at("opsets"), "17,18,25");
+  EXPECT_EQ(s.env.at("opset"), 18);  // a number in the run's env stays a number
+  EXPECT_EQ(s.env.at("onnx"), "1.23.2");  // a field no key carries: the header's run
+  EXPECT_EQ(s.env.at("torch"), "2.13.0+cpu");
+}
+
 TEST(Survey, LaterResultWinsWhateverTheOrder) {
   DbContents a = Db("a.db", {"x"});
   DbContents b = Db("b.db", {"x"});
