@@ -151,6 +151,12 @@ def test_the_caveat_filter_and_the_dynamic_status_filters(browser, page, snapsho
     select.select_by_value("export-dynamic:supported")  # ok-static counts as supported
     assert visible_rows(browser) == sorted(r["name"] for r in snapshot["records"]
                                            if r["paths"]["export-dynamic"]["status"] in ("ok", "ok-static"))
+    # "base-ok": supported on the three paths at one shape, whatever the dynamic ones say
+    select.select_by_value("base-ok")
+    base = sorted(r["name"] for r in snapshot["records"]
+                  if all(r["paths"][p]["status"] in ("ok", "ok-breaks", "ok-unverified") for p in ("onnx", "export", "compile")))
+    assert visible_rows(browser) == base and base
+    assert select.first_selected_option.text.startswith("Supported on ONNX, torch.export and torch.compile")
     select.select_by_value("all")
 
 

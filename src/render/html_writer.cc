@@ -74,6 +74,10 @@ class Page {
     out_ += "</section>\n";
     SubVerdictCards();
     out_ += "<ul class=\"facts\">\n";
+    if (!vm_.base_paths.empty()) {
+      out_ += fmt::format("<li><b>{}</b><span>of {} configurations pass {}</span></li>\n",
+                          FormatCount(vm_.configurations_base_pass), FormatCount(vm_.configurations), E(vm_.base_titles));
+    }
     out_ += fmt::format("<li><b>{}</b><span>of {} configurations pass every path</span></li>\n",
                         FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
     out_ += fmt::format(

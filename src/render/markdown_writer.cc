@@ -139,6 +139,10 @@ class MarkdownPage {
       }
       out_ += "\n";
     }
+    if (!vm_.base_paths.empty()) {
+      out_ += fmt::format("- **{}** of {} configurations pass {}.\n", FormatCount(vm_.configurations_base_pass),
+                          FormatCount(vm_.configurations), MarkdownEscape(vm_.base_titles));
+    }
     out_ += fmt::format("- **{}** of {} configurations pass every path.\n",
                         FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
     out_ += fmt::format("- **{}** configurations probed, of **{}** distinct operators.\n",

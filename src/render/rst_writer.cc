@@ -256,6 +256,10 @@ class RstPage {
         table.Cell(FormatCount(card.differs));
       }
     }
+    if (!vm_.base_paths.empty()) {
+      out_ += fmt::format("- **{}** of {} configurations pass {}.\n", FormatCount(vm_.configurations_base_pass),
+                          FormatCount(vm_.configurations), RstEscape(vm_.base_titles));
+    }
     out_ += fmt::format("- **{}** of {} configurations pass every path.\n",
                         FormatCount(vm_.configurations_all_pass), FormatCount(vm_.configurations));
     out_ += fmt::format("- **{}** configurations probed, of **{}** distinct operators.\n",

@@ -308,6 +308,12 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
   if (!ungrouped.empty()) {
     for (std::size_t i = 0; i < groups.size(); ++i) vm->title += (i == 0 ? ", with " : " and ") + groups[i];
   }
+  if (!ungrouped.empty() && !groups.empty()) {
+    for (std::size_t p = 0; p < vm->paths.size(); ++p) {
+      if (vm->paths[p].group.empty()) vm->base_paths.push_back(static_cast<int>(p));
+    }
+    vm->base_titles = JoinTitles(ungrouped);
+  }
   vm->environment = MakeEnvironment(snapshot);
   vm->legend = MakeLegend(snapshot);
   vm->legend_notes = MakeLegendNotes(snapshot);
@@ -489,12 +495,13 @@ class Tally {
   void Add(const Record& record, const RowView& row, ViewModel* vm) {
     const OperatorKey op{record.package, record.section, record.operator_name};
     operators_.insert(op);
-    bool all_supported = true, failed = false;
+    bool all_supported = true, base_supported = true, failed = false;
     for (std::size_t p = 0; p < paths_.size(); ++p) {
       const Status status = row.cells[p].status;
       Count(&vm->cards[p], status);
       ++status_counts_[p][status];
       all_supported = all_supported && IsSupported(status);
+      if (paths_[p].group.empty()) base_supported = base_supported && IsSupported(status);
       if (IsFailure(status)) {
         ++path_failures_[p];
         failed = true;
@@ -518,6 +525,7 @@ class Tally {
     }
     if (row.na_everywhere) ++vm->configurations_na_everywhere;
     if (all_supported) ++vm->configurations_all_pass;
+    if (base_supported && !vm->base_paths.empty()) ++vm->configurations_base_pass;
     AddReasons(record, row, op);
   }
 
@@ -703,6 +711,9 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
   out.push_back({"breaks", "Graph breaks", tally.with_breaks(), ""});
   if (tally.with_caveat() > 0) {
     out.push_back({"caveat", "Dynamic shapes: static dimensions or recompiles", tally.with_caveat(), ""});
+  }
+  if (!vm.base_paths.empty()) {
+    out.push_back({"base-ok", "Supported on " + vm.base_titles, vm.configurations_base_pass, ""});
   }
   out.push_back({"all-ok", "Supported on every path", vm.configurations_all_pass, ""});
   if (vm.has_checks) out.push_back({"not-fresh", "Not checked on fresh inputs", tally.fresh_unchecked(), ""});

@@ -334,6 +334,13 @@ struct ViewModel {
   int configurations = 0;
   int configurations_na_everywhere = 0;
   int configurations_all_pass = 0;
+  // With grouped paths (the dynamic-shape variants) beside ungrouped ones: the ungrouped paths
+  // (indices into paths), their titles joined ("ONNX, torch.export and torch.compile") and the
+  // configurations supported on all of them, the figure comparable with a survey at one shape.
+  // Empty and 0 when no path has a group (then every path is a base path and all_pass says it).
+  std::vector<int> base_paths;
+  std::string base_titles;
+  int configurations_base_pass = 0;
   int operators = 0;
   std::optional<int> operators_onnx;  // supported on an ONNX path in >= 1 configuration; none without one
   std::vector<EnvironmentEntry> environment;

@@ -660,6 +660,52 @@ const RowView* FindRow(const ViewModel& vm, const std::string& name) {
   return nullptr;
 }
 
+// With the dynamic-shape paths beside onnx, export and compile, the facts and a filter also count
+// the configurations that pass the three paths at one shape (what a survey without them says).
+TEST(ViewModelTest, WithGroupedPathsTheBasePathsPassCountIsItsOwnFactAndFilter) {
+  Snapshot snapshot = Base();
+  snapshot.paths = testing::BundledPaths({"onnx", "export", "compile", "export-dynamic", "compile-dynamic"});
+  Record all = MakeRecord("all", "color", "", kOk, kOk, kOk);  // every path: yes
+  all.paths["export-dynamic"] = Outcome(Status::ok_static);
+  all.paths["compile-dynamic"] = Outcome(kOk);
+  Record base = MakeRecord("base", "color", "", kOk, kOk, Status::ok_breaks);  // yes at one shape only
+  base.paths["export-dynamic"] = Outcome(kFail);
+  base.paths["compile-dynamic"] = Outcome(kOk);
+  Record none = MakeRecord("none", "color", "", kFail, kOk, kOk);  // fails at one shape, passes dynamic
+  none.paths["export-dynamic"] = Outcome(kOk);
+  none.paths["compile-dynamic"] = Outcome(kOk);
+  snapshot.records = {all, base, none};
+  const ViewModel vm = BuildViewModel(snapshot, {});
+  EXPECT_EQ(vm.base_paths, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(vm.base_titles, "ONNX, torch.export and torch.compile");
+  EXPECT_EQ(vm.configurations_base_pass, 2);  // all, base
+  EXPECT_EQ(vm.configurations_all_pass, 1);   // all
+  auto filter = [&](const std::string& value) -> const FilterOption* {
+    for (const FilterOption& f : vm.filters) {
+      if (f.value == value) return &f;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(filter("base-ok"), nullptr);
+  EXPECT_EQ(filter("base-ok")->label, "Supported on ONNX, torch.export and torch.compile");
+  EXPECT_EQ(filter("base-ok")->count, 2);
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_NE(html.find("<li><b>2</b><span>of 3 configurations pass ONNX, torch.export and torch.compile</span></li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("\"base\":[0,1,2]"), std::string::npos);
+  EXPECT_NE(WriteMarkdown(vm).find("- **2** of 3 configurations pass ONNX, torch.export and torch.compile.\n"),
+            std::string::npos);
+  EXPECT_NE(WriteRst(vm).find("- **2** of 3 configurations pass ONNX, torch.export and torch.compile.\n"),
+            std::string::npos);
+  // Without a grouped path, every path is a base path: one fact, no second filter.
+  const ViewModel plain = BuildViewModel(Base(), {});
+  EXPECT_TRUE(plain.base_paths.empty());
+  for (const FilterOption& f : plain.filters) EXPECT_NE(f.value, "base-ok");
+  ASSERT_TRUE(WriteHtml(plain, &html, &err)) << err;
+  EXPECT_EQ(html.find("configurations pass ONNX"), std::string::npos);
+}
+
 TEST(ViewModelTest, DynamicCellsSayWhatIsStaticAndWhatRecompiles) {
   const ViewModel vm = BuildViewModel(DynamicSnapshot(), {});
   const RowView* rotate = FindRow(vm, "rotate");

@@ -58,6 +58,7 @@
   // engine says so in the config (core/status.h), the script does not keep its own list.
   var FAILURE = tokenSet(config.failure);
   var SUPPORTED = tokenSet(config.supported);
+  var BASE = config.base || [];  // the paths without a group (not the dynamic-shape ones): "base-ok"
   var CAVEAT = tokenSet(config.caveat);
   var HISTORY = { changed: 1, since: 1, broken: 1 };
   var numberFormat = new Intl.NumberFormat('en-US');
@@ -109,6 +110,10 @@
     if (value === 'caveat') {
       for (i = 0; i < row.s.length; i++) if (CAVEAT[row.s[i]]) return true;
       return false;
+    }
+    if (value === 'base-ok') {
+      for (i = 0; i < BASE.length; i++) if (!SUPPORTED[row.s[BASE[i]]]) return false;
+      return true;
     }
     if (value === 'all-ok') {
       for (i = 0; i < row.s.length; i++) if (!SUPPORTED[row.s[i]]) return false;
