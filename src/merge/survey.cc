@@ -333,8 +333,9 @@ void KeepReadableResults(const std::vector<DbContents>& dbs, Survey* survey, Joi
 // Pass 6: one environment. Every key field but case and path must have one value over the results
 // that carry it, and every result of a path must carry the fields the others of that path carry.
 // Paths depend on different fields (an export key has no onnxruntime), and each path has its own
-// harness digest, which is compared among that path's results only.
-void CheckEnvironments(Survey* survey) {
+// harness digest, which is compared among that path's results only. Returns every key field but
+// case, path and harness with the values it has over the results (pass 9 reads them).
+std::map<std::string, std::set<std::string>> CheckEnvironments(Survey* survey) {
   struct Seen {
     size_t count = 0;
     std::set<std::string> files;
@@ -344,6 +345,7 @@ void CheckEnvironments(Survey* survey) {
     size_t missing = 0;  // results of a path that carries the field elsewhere
   };
   std::map<std::string, Field> fields;  // "torch", or "harness (path onnx)"
+  std::map<std::string, std::set<std::string>> key_values;  // "torch" -> {"2.13.0+cpu"}, no harness
   std::vector<std::string> unreadable;
   std::map<std::string, std::vector<json>> by_path;  // path -> key fields of its results
   std::map<std::string, std::vector<std::string>> files_by_path;
@@ -352,6 +354,9 @@ void CheckEnvironments(Survey* survey) {
     if (!kf.is_object()) {
       unreadable.push_back(key.first + " / " + key.second);
       continue;
+    }
+    for (const auto& [field, value] : kf.items()) {
+      if (field != "case" && field != "path" && field != "harness") key_values[field].insert(ValueText(value));
     }
     by_path[key.second].push_back(std::move(kf));
     files_by_path[key.second].push_back(result.db_file);
@@ -391,6 +396,7 @@ void CheckEnvironments(Survey* survey) {
     if (seen.missing) parts.push_back(fmt::format("missing in {}", Count(seen.missing, "result")));
     survey->problems.push_back(fmt::format("results were measured under different environments: {} is {}", field, Join(parts)));
   }
+  return key_values;
 }
 
 // Pass 7: every case of the inventory has a result for every requested path.
@@ -443,19 +449,12 @@ void ReadHeaderEnvironment(const std::vector<DbContents>& dbs, const JoinState& 
 // with "17,18,25"). Pass 6 has checked that each such field has one value; a field with several
 // keeps the header's value (the snapshot is refused for it anyway). A number stays a number when
 // the key's text is that number.
-void AlignHeaderWithResults(Survey* survey) {
+// The library is an object in the header ({name, version, fingerprint}) and a name in the keys:
+// the header's stays.
+void AlignHeaderWithResults(const std::map<std::string, std::set<std::string>>& key_values, Survey* survey) {
   if (!survey->env.is_object()) return;
-  std::map<std::string, std::set<std::string>> values;
-  for (const auto& [key, result] : survey->results) {
-    json kf = json::parse(result.row.key_fields_json, nullptr, false);
-    if (!kf.is_object()) continue;
-    for (const auto& [field, value] : kf.items()) {
-      if (field == "case" || field == "path" || field == "harness" || field == "library") continue;
-      values[field].insert(ValueText(value));
-    }
-  }
-  for (const auto& [field, texts] : values) {
-    if (texts.size() != 1) continue;
+  for (const auto& [field, texts] : key_values) {
+    if (texts.size() != 1 || field == "library") continue;
     const std::string& text = *texts.begin();
     auto it = survey->env.find(field);
     if (it != survey->env.end() && ValueText(*it) == text) continue;
@@ -523,10 +522,10 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
   CheckShardsAgree(dbs, state, &survey);
   CheckRegistries(options, &survey);
   KeepReadableResults(dbs, &survey, &state);
-  CheckEnvironments(&survey);
+  const auto key_values = CheckEnvironments(&survey);
   CheckCompleteness(&survey);
   ReadHeaderEnvironment(dbs, state, &survey);
-  AlignHeaderWithResults(&survey);
+  AlignHeaderWithResults(key_values, &survey);
   return survey;
 }
 

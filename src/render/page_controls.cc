@@ -55,9 +55,13 @@ std::string ConfigScriptHtml(const ViewModel& vm) {
     }
     return list;
   };
-  out += "],\"base\":[";  // the ungrouped paths' indices: the "base-ok" filter (empty without groups)
-  for (std::size_t i = 0; i < vm.base_paths.size(); ++i) out += (i > 0 ? "," : "") + std::to_string(vm.base_paths[i]);
-  out += fmt::format("],\"total\":{},\"supported\":[{}],\"failure\":[{}],\"caveat\":[{},{}]}}</script>\n",
+  out += ']';
+  if (!vm.base_paths.empty()) {  // the ungrouped paths' indices: the "base-ok" filter (only with groups)
+    out += ",\"base\":[";
+    for (std::size_t i = 0; i < vm.base_paths.size(); ++i) out += (i > 0 ? "," : "") + std::to_string(vm.base_paths[i]);
+    out += ']';
+  }
+  out += fmt::format(",\"total\":{},\"supported\":[{}],\"failure\":[{}],\"caveat\":[{},{}]}}</script>\n",
                      vm.configurations, tokens(IsSupported), tokens(IsFailure),
                      ScriptJsonString(StatusToken(Status::ok_static)), ScriptJsonString(StatusToken(Status::ok_recompiles)));
   return out;

@@ -298,10 +298,16 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
   vm->tool = OneLine(snapshot.tool_version.empty() ? snapshot.tool_name : snapshot.tool_name + " " + snapshot.tool_version);
   // Grouped paths (the dynamic-shape variants) join the title by their group, not one by one.
   std::vector<PathView> ungrouped;
+  std::vector<int> ungrouped_index;
   std::vector<std::string> groups;
-  for (const PathView& path : vm->paths) {
-    if (path.group.empty()) ungrouped.push_back(path);
-    else if (std::find(groups.begin(), groups.end(), path.group) == groups.end()) groups.push_back(path.group);
+  for (std::size_t p = 0; p < vm->paths.size(); ++p) {
+    const PathView& path = vm->paths[p];
+    if (path.group.empty()) {
+      ungrouped.push_back(path);
+      ungrouped_index.push_back(static_cast<int>(p));
+    } else if (std::find(groups.begin(), groups.end(), path.group) == groups.end()) {
+      groups.push_back(path.group);
+    }
   }
   vm->title = fmt::format("{} {}: {} support", vm->library_name, vm->library_version,
                           JoinTitles(ungrouped.empty() ? vm->paths : ungrouped));
@@ -309,9 +315,7 @@ void MakeHeader(const Snapshot& snapshot, ViewModel* vm) {
     for (std::size_t i = 0; i < groups.size(); ++i) vm->title += (i == 0 ? ", with " : " and ") + groups[i];
   }
   if (!ungrouped.empty() && !groups.empty()) {
-    for (std::size_t p = 0; p < vm->paths.size(); ++p) {
-      if (vm->paths[p].group.empty()) vm->base_paths.push_back(static_cast<int>(p));
-    }
+    vm->base_paths = std::move(ungrouped_index);
     vm->base_titles = JoinTitles(ungrouped);
   }
   vm->environment = MakeEnvironment(snapshot);

@@ -46,6 +46,13 @@ Snapshot Base() {
   return snapshot;
 }
 
+const FilterOption* FindFilter(const ViewModel& vm, const std::string& value) {
+  for (const FilterOption& f : vm.filters) {
+    if (f.value == value) return &f;
+  }
+  return nullptr;
+}
+
 constexpr Status kOk = Status::ok;
 constexpr Status kNa = Status::not_applicable;
 constexpr Status kFail = Status::fail;
@@ -413,12 +420,7 @@ TEST(ViewModelTest, SubVerdictsAreMarksCardsFiltersAndDetailsOnDemand) {
   EXPECT_EQ(vm.sub_cards[3].title, "ONNX at opset 17");
   EXPECT_EQ(vm.sub_cards[3].differs, 1);
 
-  auto option = [&](const std::string& value) -> const FilterOption* {
-    for (const FilterOption& o : vm.filters) {
-      if (o.value == value) return &o;
-    }
-    return nullptr;
-  };
+  auto option = [&](const std::string& value) { return FindFilter(vm, value); };
   ASSERT_NE(option("onnx/openvino:failure"), nullptr);
   EXPECT_EQ(option("onnx/openvino:failure")->label, "ONNX exports but fails in OpenVINO");
   EXPECT_EQ(option("onnx/openvino:failure")->count, 1);
@@ -680,12 +682,7 @@ TEST(ViewModelTest, WithGroupedPathsTheBasePathsPassCountIsItsOwnFactAndFilter) 
   EXPECT_EQ(vm.base_titles, "ONNX, torch.export and torch.compile");
   EXPECT_EQ(vm.configurations_base_pass, 2);  // all, base
   EXPECT_EQ(vm.configurations_all_pass, 1);   // all
-  auto filter = [&](const std::string& value) -> const FilterOption* {
-    for (const FilterOption& f : vm.filters) {
-      if (f.value == value) return &f;
-    }
-    return nullptr;
-  };
+  auto filter = [&](const std::string& value) { return FindFilter(vm, value); };
   ASSERT_NE(filter("base-ok"), nullptr);
   EXPECT_EQ(filter("base-ok")->label, "Supported on ONNX, torch.export and torch.compile");
   EXPECT_EQ(filter("base-ok")->count, 2);
@@ -768,12 +765,7 @@ TEST(ViewModelTest, DynamicLegendAndFilters) {
   for (const auto& entry : vm.legend) legend.push_back(entry.cell.token);
   EXPECT_NE(std::find(legend.begin(), legend.end(), "ok-static"), legend.end());
   EXPECT_NE(std::find(legend.begin(), legend.end(), "ok-recompiles"), legend.end());
-  auto filter = [&](const std::string& value) -> const FilterOption* {
-    for (const auto& f : vm.filters) {
-      if (f.value == value) return &f;
-    }
-    return nullptr;
-  };
+  auto filter = [&](const std::string& value) { return FindFilter(vm, value); };
   ASSERT_NE(filter("caveat"), nullptr);
   EXPECT_EQ(filter("caveat")->count, 1);  // rotate
   ASSERT_NE(filter("export-dynamic:ok-static"), nullptr);
