@@ -187,8 +187,20 @@ def test_every_kornia_override_names_a_bundled_case_and_parses():
     for name, entry in table.items():
         parsed = shapes.parse_override(cases[name], entry)
         plan = shapes.plan_for(cases[name])
-        assert plan.source == "override"
+        if name in SUPERSEDED_OVERRIDES:
+            # the case's own dynamic= wins (docs/dynamic-shapes.md); the entry goes with the next
+            # edit of the overrides file, which re-keys every dynamic job
+            assert plan.source == "case" and cases[name].dynamic is not None, name
+            continue
+        assert plan.source == "override", name
         assert plan.varies or parsed.opt_out, name
+    assert SUPERSEDED_OVERRIDES <= set(table), "a superseded entry is gone: drop it from SUPERSEDED_OVERRIDES"
+
+
+# Override entries a case's own dynamic= has replaced since the dynamic paths were surveyed:
+# removing them edits the overrides file, which is in the three dynamic paths' digest and so would
+# re-probe all 8,403 dynamic jobs for no change of plan. Nothing else may be dead in the table.
+SUPERSEDED_OVERRIDES = {"RandomCrop[pad_if_needed]"}
 
 
 def test_guard_expressions_read_as_operators():
