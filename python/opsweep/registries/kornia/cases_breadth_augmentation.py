@@ -55,11 +55,17 @@ def meth(cls, name):
     return method_function(cls, name)
 
 
+# Python numbers, and what they are while a dynamic-shape capture traces (a size read from the input
+# is a torch.SymInt then): the wrapper must make both a tensor, else the captured step returns bare
+# SymInts, no tensor, and its comparison with eager is about this wrapper (0 outputs against 1).
+_NUMBERS = (int, float, bool, torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
 def _as_tensor(x):
     """Python sizes / indices as a tensor; an iterator as a list (its items flattened by the harness)."""
     if isinstance(x, torch.Tensor):
         return x
-    if isinstance(x, (torch.Size, int, float, bool)) or (isinstance(x, (list, tuple)) and all(isinstance(v, (int, float)) for v in x)):
+    if isinstance(x, (torch.Size, *_NUMBERS)) or (isinstance(x, (list, tuple)) and all(isinstance(v, _NUMBERS) for v in x)):
         return torch.tensor(list(x) if isinstance(x, (list, tuple, torch.Size)) else x)
     if isinstance(x, tuple) and not hasattr(x, "_fields"):
         return tuple(_as_tensor(v) for v in x)
