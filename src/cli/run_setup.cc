@@ -146,4 +146,22 @@ long long TotalMemoryBytes() {
   return 0;
 }
 
+bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::string* err) {
+  std::vector<long long> values;
+  for (const auto& item : items) {
+    long long v = 0;
+    if (item.empty() || item.size() > 3 || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        (v = std::stoll(item)) < 1) {
+      *err = fmt::format("--opset '{}': expected ONNX opset numbers, comma-separated (e.g. 17,18,23)", item);
+      return false;
+    }
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  std::sort(values.begin(), values.end());
+  out->clear();
+  for (long long v : values) *out += (out->empty() ? "" : ",") + std::to_string(v);
+  return true;
+}
+
+
 }  // namespace opsweep::cli

@@ -31,6 +31,10 @@ bool BundledRegistryDir(const std::string& python, std::string* dir, std::string
 bool ResolveRegistries(const std::string& python, const std::string& preset, const std::vector<std::string>& cases,
                        std::vector<std::string>* out, std::string* err);
 
+// "--opset 23,17,18" -> "17,18,23": whole numbers, sorted, each once (run and explain). The worker
+// checks them against the onnx it has (and always measures 18, the onnx path's own opset).
+bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::string* err);
+
 // CPUs this process may run on.
 int AvailableCores();
 // MemTotal in bytes (0 when unknown).

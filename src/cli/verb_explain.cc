@@ -25,6 +25,7 @@
 #include "exec/run_plan.h"
 #include "exec/supervisor.h"
 #include "store/results_db.h"
+#include "util/machine.h"
 
 namespace opsweep::cli {
 
@@ -40,6 +41,7 @@ struct ExplainOptions {
   std::string preset;
   std::string python;
   std::string library;
+  std::vector<std::string> opsets;
   bool offline = false;
   bool deps = false;
 };
@@ -84,6 +86,7 @@ bool AskWorker(const ExplainOptions& o, const fs::path& db_path, HelloMessage* h
   command.program = WorkerProgram(python);
   command.registries = registries;
   command.library = o.library;
+  if (!o.opsets.empty() && !ParseOpsets(o.opsets, &command.opsets, err)) return false;
   command.index_cache = (db_path.parent_path() / "index-cache.json").string();
   command.log_dir = (db_path.parent_path() / "logs" / "explain").string();  // apart from a running survey's
   command.env = {{"OMP_NUM_THREADS", "1"}, {"PYTHONUNBUFFERED", "1"}};
@@ -130,6 +133,7 @@ int Explain(const ExplainOptions& o) {
     if (in_registries) {
       PlanRequest request;
       request.only = {o.case_name};
+      request.machine = ThisMachine();
       if (!o.path.empty()) request.paths = {o.path};
       if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(results, runs), request, RetryFailed::no, &plan,
                         &err)) {
@@ -186,6 +190,11 @@ int Explain(const ExplainOptions& o) {
       } else {
         fmt::print("  record:  unreadable\n");
       }
+      for (const RunInfo& run : runs) {
+        if (run.id == r.run_id && !MachineText(run.machine_json).empty()) {
+          fmt::print("  machine: {}\n", MachineText(run.machine_json));
+        }
+      }
       fmt::print("  key:     {}\n", r.key_fields_json);
     }
     if (!judged) {
@@ -218,6 +227,8 @@ void RegisterExplain(CLI::App& app, int* status) {
   cmd->add_option("--preset", opts->preset, "A bundled subset instead of every bundled registry (e.g. quick)");
   cmd->add_option("--python", opts->python, "Python for the worker (default as for opsweep run)");
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default: from the targets)");
+  cmd->add_option("--opset", opts->opsets, "ONNX opsets as the survey's run gave them (part of the onnx jobs' keys)")
+      ->delimiter(',');
   cmd->add_flag("--offline", opts->offline, "Start no worker: show the stored records and keys, without judging currency");
   cmd->add_flag("--deps", opts->deps, "List every library function and module the record depends on");
   cmd->footer("Environment: OPSWEEP_PYTHON, OPSWEEP_WORKER_CMD (as for opsweep run).");

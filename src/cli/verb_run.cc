@@ -25,6 +25,7 @@
 #include "exec/supervisor.h"
 #include "exec/terminal.h"
 #include "store/results_db.h"
+#include "util/machine.h"
 
 namespace opsweep::cli {
 
@@ -100,25 +101,6 @@ bool ParseCount(const std::string& flag, const std::string& text, long long min,
   return true;
 }
 
-// "--opset 23,17,18" -> "17,18,23": whole numbers, sorted, each once. The worker checks them
-// against the onnx it has (and always measures 18, the onnx path's own opset).
-bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::string* err) {
-  std::vector<long long> values;
-  for (const auto& item : items) {
-    long long v = 0;
-    if (item.empty() || item.size() > 3 || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-        (v = std::stoll(item)) < 1) {
-      *err = fmt::format("--opset '{}': expected ONNX opset numbers, comma-separated (e.g. 17,18,23)", item);
-      return false;
-    }
-    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
-  }
-  std::sort(values.begin(), values.end());
-  out->clear();
-  for (long long v : values) *out += (out->empty() ? "" : ",") + std::to_string(v);
-  return true;
-}
-
 int Run(RunOptions o) {
   // Options first: a bad one costs nothing.
   PlanRequest plan;
@@ -154,6 +136,7 @@ int Run(RunOptions o) {
     if (std::find(plan.paths.begin(), plan.paths.end(), p) == plan.paths.end()) plan.paths.push_back(p);
   }
   plan.only = o.only;
+  plan.machine = ThisMachine();
   plan.groups = o.groups;
   for (const auto& g : plan.groups) {
     if (g.empty()) return Error(kExitBadInput, "--groups: empty group name");

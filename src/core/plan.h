@@ -32,6 +32,9 @@ struct PlanRequest {
   std::vector<std::string> only;    // case names or name prefixes; empty = all
   std::vector<std::string> groups;  // group prefixes ("geometry" matches "geometry.epipolar"); empty = all
   ShardSpec shard;
+  // This machine (util/machine.h), for the sentence that says a changed case's stored result was
+  // measured on another one; "" = unknown (no such sentence).
+  std::string machine;
 };
 
 struct PlannedJob {

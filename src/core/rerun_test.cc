@@ -46,6 +46,40 @@ TEST(DecideRerun, ANewJobRuns) {
   EXPECT_EQ(d.Why(), "no stored result");
 }
 
+TEST(DecideRerun, ACaseThatChangedOnAnotherMachineSaysWhereItWasMeasured) {
+  LibraryIndex index = Index();
+  KeyEnvironment env;
+  env.values["torch"] = "2.13";
+  env.values["onnxruntime"] = "1.32.0";
+  env.library = "kornia";
+  const PathSpec path = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
+  JobKey then = ComputeJobKey("fp-then", path, env);
+  JobKey now = ComputeJobKey("fp-now", path, env);
+  StoredJob stored = Stored(then, Status::ok, 0);
+  stored.machine = R"({"cpu":"Old CPU","features":"avx fma avx2"})";
+  const std::string here = R"({"cpu":"New CPU","features":"avx fma avx2 avx512f"})";
+
+  RerunDecision d = DecideRerun(stored, now, {&index, "fp-lib", here}, RetryFailed::no);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::case_changed);
+  ASSERT_EQ(d.reasons.size(), 2u);
+  EXPECT_EQ(d.reasons[0], "the case changed (its target, inputs or options)");
+  EXPECT_EQ(d.reasons[1],
+            "it was measured on another machine (Old CPU, avx fma avx2; this one: New CPU, avx fma avx2 avx512f), "
+            "where inputs computed in float32 can round differently");
+
+  // the same machine, or one of them unknown: the case changed, and nothing more is said
+  for (const std::string& machine : {here, std::string()}) {
+    stored.machine = machine;
+    RerunDecision same = DecideRerun(stored, now, {&index, "fp-lib", here}, RetryFailed::no);
+    EXPECT_EQ(same.reasons, (std::vector<std::string>{"the case changed (its target, inputs or options)"}));
+  }
+  stored.machine = R"({"cpu":"Old CPU","features":""})";
+  EXPECT_EQ(DecideRerun(stored, now, {&index, "fp-lib", ""}, RetryFailed::no).reasons.size(), 1u);
+  // a current result measured elsewhere is current: the machine alone re-probes nothing
+  EXPECT_FALSE(DecideRerun(stored, then, {&index, "fp-lib", here}, RetryFailed::no).run);
+}
+
 TEST(DecideRerun, AResultIsCurrentWhileItsDepsAreUnchanged) {
   LibraryIndex index = Index();
   JobKey k = Key("2.13");

@@ -18,10 +18,11 @@ std::string CountText(size_t n) {
 
 std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const std::vector<StoredResult>& results,
                                                                          const std::vector<RunInfo>& runs) {
-  std::map<long long, std::string> fingerprints;
+  std::map<long long, std::string> fingerprints, machines;
   for (const RunInfo& run : runs) {
     nlohmann::json env = nlohmann::json::parse(run.env_json, nullptr, false);
     fingerprints[run.id] = env.is_object() ? LibraryFingerprint(env) : "";
+    machines[run.id] = run.machine_json;
   }
   std::map<std::pair<std::string, std::string>, StoredJob> out;
   for (const StoredResult& r : results) {
@@ -34,6 +35,7 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
       if (deps != record.end() && !deps->is_null()) job.deps_json = deps->dump();
     }
     if (auto it = fingerprints.find(r.run_id); it != fingerprints.end()) job.library_fingerprint = it->second;
+    if (auto it = machines.find(r.run_id); it != machines.end()) job.machine = it->second;
     out[{r.case_name, r.path}] = std::move(job);
   }
   return out;
@@ -49,7 +51,7 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
   std::vector<PlannedJob> planned;
   if (!BuildPlan(inventory, hello.path_ids(), request, &planned, err)) return false;
   out->paths = request.paths;
-  LibraryState library{&index, env.library_fingerprint};
+  LibraryState library{&index, env.library_fingerprint, request.machine};
   for (PlannedJob& p : planned) {
     const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
     PlannedDecision d{p, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt, {}};
@@ -59,6 +61,10 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
     if (d.decision.run) {
       ++out->to_run;
       ++out->by_cause[d.decision.cause];
+      if (d.decision.cause == RerunCause::case_changed && d.stored &&
+          !OtherMachineSentence(*d.stored, library).empty()) {
+        ++out->case_changed_elsewhere;
+      }
     } else {
       ++out->current;
     }
@@ -72,6 +78,9 @@ std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shar
   for (const auto& [cause, n] : plan.by_cause) {  // in the order of RerunCause
     causes += causes.empty() ? ": " : ", ";
     causes += fmt::format("{} {}", CountText(n), RerunCauseLabel(cause));
+    if (cause == RerunCause::case_changed && plan.case_changed_elsewhere > 0) {
+      causes += fmt::format(" ({} measured on another machine)", CountText(plan.case_changed_elsewhere));
+    }
   }
   return fmt::format("{} jobs planned (from {} cases x {} paths{}): {} to run{}; {} current", CountText(plan.jobs.size()),
                      CountText(cases), plan.paths.size(), shard.count > 1 ? ", shard " + shard.ToString() : "",

@@ -30,6 +30,7 @@ struct RunPlan {
   size_t to_run = 0;
   size_t current = 0;
   std::map<RerunCause, size_t> by_cause;  // the jobs that run, by the first cause of each
+  size_t case_changed_elsewhere = 0;      // of by_cause[case_changed]: measured on another machine
 };
 
 // What the stored results say, indexed for planning: each (case, path)'s StoredJob (with its
@@ -45,7 +46,8 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
                   RetryFailed retry, RunPlan* out, std::string* err);
 
 // "6,084 jobs planned (from 2,028 cases x 3 paths): 24 to run: 20 library code changed, 4 new;
-// 6,060 current" (", shard 2/4" after the paths when sharded).
+// 6,060 current" (", shard 2/4" after the paths when sharded); "12 case changed (12 measured on
+// another machine)" when their results were measured on a CPU other than this one.
 std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shard);
 
 // One line per job that runs: "rgb_to_grayscale onnx: kornia/color/gray.py:rgb_to_grayscale changed".

@@ -141,6 +141,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   info.harness = hello.harness;
   info.registries_json = request.registries_json;
   info.paths_json = RequestedPathsJson(hello, plan_request.paths);
+  info.machine_json = plan_request.machine;
   long long run_id = 0;
   if (!store_->BeginRun(info, &run_id, err)) return fail(*err);
   std::vector<InventoryCase> cases;

@@ -135,6 +135,36 @@ TEST(RunSession, ReusesCurrentResultsAndRetriesACrashOnce) {
   EXPECT_EQ(third.summary.reused, 9u);
 }
 
+TEST(RunSession, ARunRecordsItsMachineAndTheNextPlanSaysWhichChangedCasesRanElsewhere) {
+  Session first;
+  RunRequest req;
+  req.plan.machine = R"({"cpu":"Old CPU","features":"avx2"})";
+  ASSERT_EQ(first.Execute(req), RunEnd::completed) << first.err;
+  ASSERT_EQ(first.store.runs.size(), 1u);
+  EXPECT_EQ(first.store.runs[0].machine_json, req.plan.machine);
+
+  // On another machine case a builds other input bytes (its fingerprint changes): its 3 jobs run,
+  // and the plan line says they were measured elsewhere; b and c stay current.
+  Session second;
+  second.store = first.store;
+  second.pool.fingerprints_by_start = {{0, {{"a", "fp-a-here"}}}, {1, {{"a", "fp-a-here"}}}};
+  RunRequest here;
+  here.plan.machine = R"({"cpu":"New CPU","features":"avx2 avx512f"})";
+  ASSERT_EQ(second.Execute(here), RunEnd::completed) << second.err;
+  EXPECT_NE(second.term.out.find("3 to run: 3 case changed (3 measured on another machine); 6 current"),
+            std::string::npos)
+      << second.term.out;
+  ASSERT_EQ(second.store.runs.size(), 2u);
+  EXPECT_EQ(second.store.runs[1].machine_json, here.plan.machine);
+
+  // On the same machine a changed case is only a changed case.
+  Session third;
+  third.store = first.store;
+  third.pool.fingerprints_by_start = second.pool.fingerprints_by_start;
+  ASSERT_EQ(third.Execute(req), RunEnd::completed) << third.err;
+  EXPECT_NE(third.term.out.find("3 to run: 3 case changed; 6 current"), std::string::npos) << third.term.out;
+}
+
 // The index the fake workers send: gray.py's function and module, and another function.
 std::string IndexJson(const std::string& gray_digest) {
   return R"({"type":"index","version":3,"library":"kornia","functions":{"kornia/color/gray.py:rgb_to_grayscale":")" +

@@ -10,6 +10,9 @@
 // Schema 2: runs.paths_json holds the descriptions of the run's requested paths (core/path_spec.h)
 // and job keys carry each path's own harness digest and env fields. A schema-1 database (ids only,
 // one key for every path) is refused, never migrated: its results must be measured again.
+// Schema 3 adds runs.machine_json (util/machine.h: the CPU a run measured on). A schema-2 database
+// opened for writing gains the column ('' for its runs: their machine is unknown) in the same
+// transaction that marks it schema 3; opened read-only it is read as it is, with no machine.
 #include "store/results_db.h"
 
 #include <algorithm>
@@ -28,13 +31,15 @@ namespace opsweep {
 namespace {
 
 constexpr const char* kFormat = "opsweep-results";
-constexpr int kSchema = 2;
+constexpr int kSchema = 3;
+constexpr int kOldestReadable = 2;  // a schema-2 database is migrated (see above)
 constexpr int kBusyTimeoutMs = 10000;
 
 constexpr const char* kSchemaSql = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, started TEXT, finished TEXT, argv TEXT,
-  shard TEXT, env_json TEXT, harness TEXT, registries_json TEXT, paths_json TEXT);
+  shard TEXT, env_json TEXT, harness TEXT, registries_json TEXT, paths_json TEXT,
+  machine_json TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS cases(name TEXT PRIMARY KEY, group_name TEXT NOT NULL,
   registry TEXT NOT NULL, fingerprint TEXT NOT NULL, info_json TEXT NOT NULL,
   run_id INTEGER NOT NULL);
@@ -43,7 +48,7 @@ CREATE TABLE IF NOT EXISTS results(case_name TEXT NOT NULL, path TEXT NOT NULL,
   record_json TEXT NOT NULL, duration_s REAL NOT NULL, attempts INTEGER NOT NULL,
   run_id INTEGER NOT NULL, finished TEXT NOT NULL, PRIMARY KEY(case_name, path));
 INSERT OR IGNORE INTO meta(key, value) VALUES('format', 'opsweep-results');
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '2');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '3');
 )sql";
 
 // A prepared statement that finalizes itself.
@@ -117,8 +122,8 @@ bool Exec(sqlite3* db, const char* sql, std::string* err) {
 }
 
 // Checks an open connection: integrity, then the meta rows. Returns "" when it is one of ours
-// (of a schema this build reads), otherwise the problem in a few words.
-std::string Inspect(sqlite3* db) {
+// (of a schema this build reads, which *schema receives), otherwise the problem in a few words.
+std::string Inspect(sqlite3* db, int* schema_out) {
   {
     Stmt check(db, "PRAGMA quick_check(1)");
     if (!check.ok()) return Describe(db, sqlite3_errcode(db));
@@ -154,7 +159,7 @@ std::string Inspect(sqlite3* db) {
   if (std::sscanf(schema.c_str(), "%d", &version) != 1 || std::to_string(version) != schema || version < 1) {
     return "unknown schema version '" + schema + "'";
   }
-  if (version < kSchema) {
+  if (version < kOldestReadable) {
     return "schema version " + schema + " comes from an older opsweep, whose job keys and path descriptions this one "
            "cannot read; re-measure into a new database";
   }
@@ -163,12 +168,16 @@ std::string Inspect(sqlite3* db) {
            "); upgrade opsweep";
   }
   // The tables this build reads must exist with the columns it reads.
-  for (const char* sql : {"SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json FROM runs LIMIT 0",
+  const char* runs_probe = version >= 3
+                               ? "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, machine_json FROM runs LIMIT 0"
+                               : "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json FROM runs LIMIT 0";
+  for (const char* sql : {runs_probe,
                           "SELECT name, group_name, registry, fingerprint, info_json, run_id FROM cases LIMIT 0",
                           "SELECT case_name, path, job_key, key_fields_json, status, record_json, duration_s, attempts, run_id, finished FROM results LIMIT 0"}) {
     Stmt probe(db, sql);
     if (!probe.ok()) return "the schema is damaged (" + std::string(sqlite3_errmsg(db)) + ")";
   }
+  *schema_out = version;
   return "";
 }
 
@@ -209,7 +218,7 @@ bool ResultsDb::Open(const std::string& file, OpenMode mode, std::string* err) {
       return fail("cannot open: " + why);
     }
     Configure(ro);
-    std::string problem = Inspect(ro);
+    std::string problem = Inspect(ro, &schema_);
     if (!problem.empty()) {
       sqlite3_close_v2(ro);
       return fail(problem);
@@ -237,14 +246,20 @@ bool ResultsDb::Open(const std::string& file, OpenMode mode, std::string* err) {
     db_ = nullptr;
     return fail("cannot prepare for writing: " + why);
   }
-  if (!Exec(db_, kSchemaSql, &why) || !Exec(db_, "COMMIT", &why)) {
+  // A schema-2 file gains runs.machine_json and becomes schema 3, or stays as it was.
+  const bool migrate = exists && schema_ == 2;
+  if ((migrate && !Exec(db_,
+                        "ALTER TABLE runs ADD COLUMN machine_json TEXT NOT NULL DEFAULT '';"
+                        "UPDATE meta SET value='3' WHERE key='schema';",
+                        &why)) ||
+      !Exec(db_, kSchemaSql, &why) || !Exec(db_, "COMMIT", &why)) {
     Exec(db_, "ROLLBACK", &why);
     sqlite3_close_v2(db_);
     db_ = nullptr;
     return fail("cannot create the schema: " + why);
   }
   // Another process may have created the file between our checks: inspect what is there now.
-  std::string problem = Inspect(db_);
+  std::string problem = Inspect(db_, &schema_);
   if (!problem.empty()) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -255,8 +270,8 @@ bool ResultsDb::Open(const std::string& file, OpenMode mode, std::string* err) {
 
 bool ResultsDb::BeginRun(const RunInfo& run, long long* run_id, std::string* err) {
   if (!db_) { *err = "results database is not open"; return false; }
-  Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json) "
-               "VALUES(?,?,?,?,?,?,?,?)");
+  Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
+               "machine_json) VALUES(?,?,?,?,?,?,?,?,?)");
   if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
   st.Bind(1, run.started);
   st.Bind(2, run.finished);
@@ -266,6 +281,7 @@ bool ResultsDb::BeginRun(const RunInfo& run, long long* run_id, std::string* err
   st.Bind(6, run.harness);
   st.Bind(7, run.registries_json);
   st.Bind(8, run.paths_json);
+  st.Bind(9, run.machine_json);
   if (sqlite3_step(st.get()) != SQLITE_DONE) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
   *run_id = sqlite3_last_insert_rowid(db_);
   return true;
@@ -383,7 +399,10 @@ bool ResultsDb::LoadInventory(std::vector<InventoryCase>* out, std::string* err)
 
 bool ResultsDb::LoadRuns(std::vector<RunInfo>* out, std::string* err) const {
   if (!db_) { *err = "results database is not open"; return false; }
-  Stmt st(db_, "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json FROM runs ORDER BY id");
+  Stmt st(db_, schema_ >= 3 ? "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
+                              "machine_json FROM runs ORDER BY id"
+                            : "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
+                              "'' FROM runs ORDER BY id");
   if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
   out->clear();
   int rc;
@@ -398,6 +417,7 @@ bool ResultsDb::LoadRuns(std::vector<RunInfo>* out, std::string* err) const {
     r.harness = st.Text(6);
     r.registries_json = st.Text(7);
     r.paths_json = st.Text(8);
+    r.machine_json = st.Text(9);
     out->push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) { *err = file_ + ": reading runs: " + Describe(db_, rc); return false; }
@@ -433,7 +453,7 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
   };
   auto same_run = [](const RunInfo& a, const RunInfo& b) {
     return a.started == b.started && a.finished == b.finished && a.shard == b.shard && a.env_json == b.env_json &&
-           a.harness == b.harness && a.paths_json == b.paths_json;
+           a.harness == b.harness && a.paths_json == b.paths_json && a.machine_json == b.machine_json;
   };
   std::map<long long, long long> ids;  // imported run id -> database run id
   std::map<long long, std::string> started;
@@ -444,8 +464,8 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
       if (same_run(e, run)) id = e.id;
     }
     if (id == 0) {
-      Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json) "
-                   "VALUES(?,?,?,?,?,?,?,?)");
+      Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, "
+                   "paths_json, machine_json) VALUES(?,?,?,?,?,?,?,?,?)");
       if (!st.ok()) return rollback(sqlite3_errmsg(db_));
       st.Bind(1, run.started);
       st.Bind(2, run.finished);
@@ -455,6 +475,7 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
       st.Bind(6, run.harness);
       st.Bind(7, run.registries_json);
       st.Bind(8, run.paths_json);
+      st.Bind(9, run.machine_json);
       if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback(sqlite3_errmsg(db_));
       id = sqlite3_last_insert_rowid(db_);
       ++summary->runs_added;

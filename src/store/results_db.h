@@ -39,6 +39,7 @@ struct RunInfo {
   long long id = 0;
   std::string started, finished, argv, shard, env_json, harness, registries_json;
   std::string paths_json;  // the requested paths' descriptions, as the worker's hello gave them
+  std::string machine_json;  // util/machine.h: the CPU it ran on; "" when unknown (runs of schema 2)
 };
 
 // Everything a database holds, as one value: what the text form (store/results_text.h) writes and
@@ -96,6 +97,7 @@ class ResultsDb {
  private:
   sqlite3* db_ = nullptr;
   std::string file_;
+  int schema_ = 0;  // of the open file (2 only when opened read-only: writing migrates it to 3)
 };
 
 }  // namespace opsweep

@@ -168,7 +168,7 @@ TEST(ResultsDb, CreatesSchemaWithMetaRowsInWalMode) {
   std::string mode = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
   sqlite3_close(raw);
-  EXPECT_EQ(rows, (std::vector<std::string>{"format=opsweep-results", "schema=2"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{"format=opsweep-results", "schema=3"}));
   EXPECT_EQ(mode, "wal");
 }
 
@@ -227,7 +227,7 @@ TEST(ResultsDb, NewerSchemaIsRefused) {
   std::string file = MakeFullDb(dir, "newer.db");
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); UPDATE meta SET value='3' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); UPDATE meta SET value='4' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
@@ -245,6 +245,87 @@ TEST(ResultsDb, SchemaOneIsRefusedAsOlderAndMustBeRemeasured) {
   sqlite3_close(raw);
   ExpectRefusedAndUnchanged(file, "schema version 1 comes from an older opsweep");
   ExpectRefusedAndUnchanged(file, "re-measure into a new database");
+}
+
+TEST(ResultsDb, RunsKeepTheMachineTheyRanOn) {
+  TempDir dir;
+  std::string file = dir.File("m.db");
+  std::string err;
+  {
+    ResultsDb db;
+    ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
+    RunInfo run;
+    run.started = "2026-12-02T03:00:00Z";
+    run.env_json = "{}";
+    run.paths_json = "[]";
+    run.machine_json = R"({"cpu":"Some CPU","features":"avx2 fma"})";
+    long long id = 0;
+    ASSERT_TRUE(db.BeginRun(run, &id, &err)) << err;
+  }
+  ResultsDb db;
+  ASSERT_TRUE(db.Open(file, OpenMode::read_only, &err)) << err;
+  std::vector<RunInfo> runs;
+  ASSERT_TRUE(db.LoadRuns(&runs, &err)) << err;
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].machine_json, R"({"cpu":"Some CPU","features":"avx2 fma"})");
+}
+
+// Makes `file` what opsweep wrote before schema 3: no runs.machine_json, schema 2 in meta.
+void DowngradeToSchemaTwo(const std::string& file) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "PRAGMA wal_checkpoint(TRUNCATE); ALTER TABLE runs DROP COLUMN machine_json; "
+                         "UPDATE meta SET value='2' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+}
+
+TEST(ResultsDb, SchemaTwoIsReadAsItIsAndMigratedOnlyWhenWritten) {
+  TempDir dir;
+  std::string file = MakeFullDb(dir, "two.db");
+  DowngradeToSchemaTwo(file);
+  const std::string before = ReadBytes(file);
+  std::string err;
+  {
+    ResultsDb db;
+    ASSERT_TRUE(db.Open(file, OpenMode::read_only, &err)) << err;
+    ResultsContent content;
+    ASSERT_TRUE(db.LoadAll(&content, &err)) << err;
+    ASSERT_EQ(content.runs.size(), 1u);
+    EXPECT_EQ(content.runs[0].machine_json, "");
+    EXPECT_EQ(content.results.size(), 3u);
+  }
+  EXPECT_EQ(ReadBytes(file), before) << "reading must not migrate";
+  {
+    ResultsDb db;
+    ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
+    RunInfo run;
+    run.started = "2026-12-02T04:00:00Z";
+    run.env_json = "{}";
+    run.paths_json = "[]";
+    run.machine_json = R"({"cpu":"B","features":""})";
+    long long id = 0;
+    ASSERT_TRUE(db.BeginRun(run, &id, &err)) << err;
+    std::vector<RunInfo> runs;
+    ASSERT_TRUE(db.LoadRuns(&runs, &err)) << err;
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].machine_json, "") << "the old run's machine is unknown";
+    EXPECT_EQ(runs[1].machine_json, R"({"cpu":"B","features":""})");
+    std::vector<StoredResult> results;
+    ASSERT_TRUE(db.LoadResults(&results, &err)) << err;
+    EXPECT_EQ(results.size(), 3u) << "migrating keeps every result";
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT value FROM meta WHERE key='schema'", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))), "3");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
 }
 
 TEST(ResultsDb, RandomBytesAreRefusedAndUnchanged) {

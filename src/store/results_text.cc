@@ -103,6 +103,9 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
     line["registries"] = RegistryNames(r->registries_json);
     line["env"] = std::move(env);
     line["paths"] = std::move(paths);
+    // The machine is written when known (runs of schema 2 have none), so older files stay valid.
+    Json machine = Json::parse(r->machine_json, nullptr, false);
+    if (machine.is_object()) line["machine"] = std::move(machine);
     run_lines.push_back(Dump(line));
   }
 
@@ -378,6 +381,7 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
       r.env_json = Dump(*env);
       r.paths_json = Dump(*paths);
       r.registries_json = Dump(*registries);
+      if (auto m = j.find("machine"); m != j.end() && m->is_object()) r.machine_json = Dump(*m);
       runs[r.id] = true;
       out->runs.push_back(std::move(r));
     } else {

@@ -166,6 +166,23 @@ TEST(ResultsText, ReadsBackWhatItWrote) {
   EXPECT_EQ(Text(content), Text(Content()));
 }
 
+TEST(ResultsText, ARunsMachineIsWrittenWhenKnownAndReadBack) {
+  ResultsContent c = Content();
+  c.runs[0].machine_json = R"({"cpu":"Intel(R) Xeon(R) Processor","features":"avx fma avx2 avx512f"})";
+  std::string text = Text(c);
+  EXPECT_NE(text.find(R"("machine":{"cpu":"Intel(R) Xeon(R) Processor","features":"avx fma avx2 avx512f"})"),
+            std::string::npos);
+  EXPECT_EQ(Text(Content()).find("\"machine\""), std::string::npos) << "a run of unknown machine writes none";
+  ResultsContent back;
+  std::vector<std::string> warnings;
+  std::string err;
+  ASSERT_TRUE(ReadResultsText(text, &back, &warnings, &err)) << err;
+  ASSERT_EQ(back.runs.size(), 2u);
+  EXPECT_EQ(back.runs[0].machine_json, "") << "run 3 (started first) has none";
+  EXPECT_EQ(back.runs[1].machine_json, c.runs[0].machine_json);
+  EXPECT_EQ(Text(back), text);
+}
+
 TEST(ResultsText, RefusesToWriteACaseOrResultWhoseRunTheStoreLacks) {
   // A run deleted under its cases (or results) would be written as run 0, which no import reads.
   ResultsContent orphan_case = Content();
