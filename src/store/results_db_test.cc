@@ -247,6 +247,16 @@ TEST(ResultsDb, SchemaOneIsRefusedAsOlderAndMustBeRemeasured) {
   ExpectRefusedAndUnchanged(file, "re-measure into a new database");
 }
 
+// A run that started at `started` on `machine`.
+RunInfo RunOn(const std::string& started, const std::string& machine) {
+  RunInfo run;
+  run.started = started;
+  run.env_json = "{}";
+  run.paths_json = "[]";
+  run.machine_json = machine;
+  return run;
+}
+
 TEST(ResultsDb, RunsKeepTheMachineTheyRanOn) {
   TempDir dir;
   std::string file = dir.File("m.db");
@@ -254,13 +264,9 @@ TEST(ResultsDb, RunsKeepTheMachineTheyRanOn) {
   {
     ResultsDb db;
     ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
-    RunInfo run;
-    run.started = "2026-12-02T03:00:00Z";
-    run.env_json = "{}";
-    run.paths_json = "[]";
-    run.machine_json = R"({"cpu":"Some CPU","features":"avx2 fma"})";
     long long id = 0;
-    ASSERT_TRUE(db.BeginRun(run, &id, &err)) << err;
+    ASSERT_TRUE(db.BeginRun(RunOn("2026-12-02T03:00:00Z", R"({"cpu":"Some CPU","features":"avx2 fma"})"), &id, &err))
+        << err;
   }
   ResultsDb db;
   ASSERT_TRUE(db.Open(file, OpenMode::read_only, &err)) << err;
@@ -302,13 +308,8 @@ TEST(ResultsDb, SchemaTwoIsReadAsItIsAndMigratedOnlyWhenWritten) {
   {
     ResultsDb db;
     ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
-    RunInfo run;
-    run.started = "2026-12-02T04:00:00Z";
-    run.env_json = "{}";
-    run.paths_json = "[]";
-    run.machine_json = R"({"cpu":"B","features":""})";
     long long id = 0;
-    ASSERT_TRUE(db.BeginRun(run, &id, &err)) << err;
+    ASSERT_TRUE(db.BeginRun(RunOn("2026-12-02T04:00:00Z", R"({"cpu":"B","features":""})"), &id, &err)) << err;
     std::vector<RunInfo> runs;
     ASSERT_TRUE(db.LoadRuns(&runs, &err)) << err;
     ASSERT_EQ(runs.size(), 2u);
