@@ -191,9 +191,8 @@ int Explain(const ExplainOptions& o) {
         fmt::print("  record:  unreadable\n");
       }
       for (const RunInfo& run : runs) {
-        if (run.id == r.run_id && !MachineText(run.machine_json).empty()) {
-          fmt::print("  machine: {}\n", MachineText(run.machine_json));
-        }
+        if (run.id != r.run_id) continue;
+        if (std::string machine = MachineText(run.machine_json); !machine.empty()) fmt::print("  machine: {}\n", machine);
       }
       fmt::print("  key:     {}\n", r.key_fields_json);
     }

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "util/machine.h"
-
 namespace opsweep {
 
 std::string_view RerunCauseLabel(RerunCause cause) {
@@ -111,24 +109,18 @@ std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, c
   return out;
 }
 
-std::string OtherMachineSentence(const StoredJob& stored, const LibraryState& library) {
-  const std::string then = MachineText(stored.machine);
-  const std::string now = MachineText(library.machine);
-  if (then.empty() || now.empty() || then == now) return "";
-  return "it was measured on another machine (" + then + "; this one: " + now +
-         "), where inputs computed in float32 can round differently";
-}
-
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
                           RetryFailed retry) {
   if (!stored) return {true, RerunCause::new_result, {"no stored result"}};
   if (stored->job_key != current.digest) {
     RerunDecision d{true, RerunCause::case_changed, {}};
     d.reasons = KeyFieldSentences(stored->key_fields_json, current.fields_json, &d.cause);
-    if (d.cause == RerunCause::case_changed) {
-      if (std::string other = OtherMachineSentence(*stored, library); !other.empty()) {
-        d.reasons.insert(d.reasons.begin() + 1, std::move(other));
-      }
+    d.other_machine = d.cause == RerunCause::case_changed && !stored->machine.empty() && !library.machine.empty() &&
+                      stored->machine != library.machine;
+    if (d.other_machine) {
+      d.reasons.insert(d.reasons.begin() + 1, "it was measured on another machine (" + stored->machine +
+                                                  "; this one: " + library.machine +
+                                                  "), where inputs computed in float32 can round differently");
     }
     return d;
   }

@@ -54,31 +54,30 @@ struct StoredJob {
   // one record at a time: a full survey's deps are ~180 MB of text, ~8 times that as parsed JSON.
   std::string deps_json;
   std::string library_fingerprint;  // hello.env.library.fingerprint of the run that measured it
-  std::string machine;              // util/machine.h, of the run that measured it ("" = unknown)
+  std::string machine;              // MachineText (util/machine.h) of the run that measured it; "" = unknown
 };
 
 // The current state of the library: the first worker's index and hello.
 struct LibraryState {
   const LibraryIndex* index = nullptr;  // null or !known: only fingerprints are compared
   std::string fingerprint;
-  std::string machine;  // this machine (util/machine.h); "" = unknown
+  std::string machine;  // MachineText (util/machine.h) of this machine; "" = unknown
 };
 
 struct RerunDecision {
   bool run = true;
   RerunCause cause = RerunCause::new_result;
   std::vector<std::string> reasons;  // one sentence each, most telling first; at least one
+  // The case changed, and its stored result was measured on another machine than this one (both
+  // known): the second reason says so ("it was measured on another machine (A; this one: B), where
+  // inputs computed in float32 can round differently").
+  bool other_machine = false;
   // The reasons joined: up to `limit` of them, then "and N more".
   std::string Why(size_t limit = 3) const;
 };
 
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
                           RetryFailed retry);
-
-// The sentence added after "the case changed ..." when the stored result was measured on another
-// machine than this one (both known): "it was measured on another machine (A; this one: B), where
-// inputs computed in float32 can round differently". "" when not so.
-std::string OtherMachineSentence(const StoredJob& stored, const LibraryState& library);
 
 // One sentence per key field that differs between two key_fields_json objects: "the case changed
 // (its target, inputs or options)", "the harness code of path onnx changed", "onnxruntime 1.32.0 ->

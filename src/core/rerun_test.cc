@@ -56,11 +56,12 @@ TEST(DecideRerun, ACaseThatChangedOnAnotherMachineSaysWhereItWasMeasured) {
   JobKey then = ComputeJobKey("fp-then", path, env);
   JobKey now = ComputeJobKey("fp-now", path, env);
   StoredJob stored = Stored(then, Status::ok, 0);
-  stored.machine = R"({"cpu":"Old CPU","features":"avx fma avx2"})";
-  const std::string here = R"({"cpu":"New CPU","features":"avx fma avx2 avx512f"})";
+  stored.machine = "Old CPU, avx fma avx2";  // MachineText of the runs' machine_json
+  const std::string here = "New CPU, avx fma avx2 avx512f";
 
   RerunDecision d = DecideRerun(stored, now, {&index, "fp-lib", here}, RetryFailed::no);
   EXPECT_TRUE(d.run);
+  EXPECT_TRUE(d.other_machine);
   EXPECT_EQ(d.cause, RerunCause::case_changed);
   ASSERT_EQ(d.reasons.size(), 2u);
   EXPECT_EQ(d.reasons[0], "the case changed (its target, inputs or options)");
@@ -74,7 +75,7 @@ TEST(DecideRerun, ACaseThatChangedOnAnotherMachineSaysWhereItWasMeasured) {
     RerunDecision same = DecideRerun(stored, now, {&index, "fp-lib", here}, RetryFailed::no);
     EXPECT_EQ(same.reasons, (std::vector<std::string>{"the case changed (its target, inputs or options)"}));
   }
-  stored.machine = R"({"cpu":"Old CPU","features":""})";
+  stored.machine = "Old CPU";
   EXPECT_EQ(DecideRerun(stored, now, {&index, "fp-lib", ""}, RetryFailed::no).reasons.size(), 1u);
   // a current result measured elsewhere is current: the machine alone re-probes nothing
   EXPECT_FALSE(DecideRerun(stored, then, {&index, "fp-lib", here}, RetryFailed::no).run);

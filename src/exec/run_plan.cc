@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/machine.h"
+
 namespace opsweep {
 
 std::string CountText(size_t n) {
@@ -22,7 +24,7 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
   for (const RunInfo& run : runs) {
     nlohmann::json env = nlohmann::json::parse(run.env_json, nullptr, false);
     fingerprints[run.id] = env.is_object() ? LibraryFingerprint(env) : "";
-    machines[run.id] = run.machine_json;
+    machines[run.id] = MachineText(run.machine_json);
   }
   std::map<std::pair<std::string, std::string>, StoredJob> out;
   for (const StoredResult& r : results) {
@@ -51,7 +53,7 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
   std::vector<PlannedJob> planned;
   if (!BuildPlan(inventory, hello.path_ids(), request, &planned, err)) return false;
   out->paths = request.paths;
-  LibraryState library{&index, env.library_fingerprint, request.machine};
+  LibraryState library{&index, env.library_fingerprint, MachineText(request.machine)};
   for (PlannedJob& p : planned) {
     const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
     PlannedDecision d{p, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt, {}};
@@ -61,10 +63,7 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
     if (d.decision.run) {
       ++out->to_run;
       ++out->by_cause[d.decision.cause];
-      if (d.decision.cause == RerunCause::case_changed && d.stored &&
-          !OtherMachineSentence(*d.stored, library).empty()) {
-        ++out->case_changed_elsewhere;
-      }
+      if (d.decision.other_machine) ++out->case_changed_elsewhere;
     } else {
       ++out->current;
     }

@@ -73,6 +73,31 @@ class Stmt {
   int rc_ = SQLITE_ERROR;
 };
 
+// The runs' columns this build reads, in RunInfo's order; a schema-2 file has no machine_json, read as ''.
+std::string RunsSelect(int schema) {
+  return std::string("SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, ") +
+         (schema >= 3 ? "machine_json" : "''") + " FROM runs";
+}
+
+// Inserts one run (its id is the database's); false with sqlite's message in *why.
+bool InsertRun(sqlite3* db, const RunInfo& run, long long* id, std::string* why) {
+  Stmt st(db, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
+              "machine_json) VALUES(?,?,?,?,?,?,?,?,?)");
+  if (st.ok()) {
+    int i = 0;
+    for (const std::string* v : {&run.started, &run.finished, &run.argv, &run.shard, &run.env_json, &run.harness,
+                                 &run.registries_json, &run.paths_json, &run.machine_json}) {
+      st.Bind(++i, *v);
+    }
+    if (sqlite3_step(st.get()) == SQLITE_DONE) {
+      *id = sqlite3_last_insert_rowid(db);
+      return true;
+    }
+  }
+  *why = sqlite3_errmsg(db);
+  return false;
+}
+
 bool FileExists(const std::string& file, off_t* size) {
   struct stat st;
   if (stat(file.c_str(), &st) != 0) return false;
@@ -168,10 +193,8 @@ std::string Inspect(sqlite3* db, int* schema_out) {
            "); upgrade opsweep";
   }
   // The tables this build reads must exist with the columns it reads.
-  const char* runs_probe = version >= 3
-                               ? "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, machine_json FROM runs LIMIT 0"
-                               : "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json FROM runs LIMIT 0";
-  for (const char* sql : {runs_probe,
+  const std::string runs_probe = RunsSelect(version) + " LIMIT 0";
+  for (const char* sql : {runs_probe.c_str(),
                           "SELECT name, group_name, registry, fingerprint, info_json, run_id FROM cases LIMIT 0",
                           "SELECT case_name, path, job_key, key_fields_json, status, record_json, duration_s, attempts, run_id, finished FROM results LIMIT 0"}) {
     Stmt probe(db, sql);
@@ -270,20 +293,8 @@ bool ResultsDb::Open(const std::string& file, OpenMode mode, std::string* err) {
 
 bool ResultsDb::BeginRun(const RunInfo& run, long long* run_id, std::string* err) {
   if (!db_) { *err = "results database is not open"; return false; }
-  Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
-               "machine_json) VALUES(?,?,?,?,?,?,?,?,?)");
-  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
-  st.Bind(1, run.started);
-  st.Bind(2, run.finished);
-  st.Bind(3, run.argv);
-  st.Bind(4, run.shard);
-  st.Bind(5, run.env_json);
-  st.Bind(6, run.harness);
-  st.Bind(7, run.registries_json);
-  st.Bind(8, run.paths_json);
-  st.Bind(9, run.machine_json);
-  if (sqlite3_step(st.get()) != SQLITE_DONE) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
-  *run_id = sqlite3_last_insert_rowid(db_);
+  std::string why;
+  if (!InsertRun(db_, run, run_id, &why)) { *err = file_ + ": " + why; return false; }
   return true;
 }
 
@@ -399,10 +410,7 @@ bool ResultsDb::LoadInventory(std::vector<InventoryCase>* out, std::string* err)
 
 bool ResultsDb::LoadRuns(std::vector<RunInfo>* out, std::string* err) const {
   if (!db_) { *err = "results database is not open"; return false; }
-  Stmt st(db_, schema_ >= 3 ? "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
-                              "machine_json FROM runs ORDER BY id"
-                            : "SELECT id, started, finished, argv, shard, env_json, harness, registries_json, paths_json, "
-                              "'' FROM runs ORDER BY id");
+  Stmt st(db_, (RunsSelect(schema_) + " ORDER BY id").c_str());
   if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
   out->clear();
   int rc;
@@ -464,20 +472,8 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
       if (same_run(e, run)) id = e.id;
     }
     if (id == 0) {
-      Stmt st(db_, "INSERT INTO runs(started, finished, argv, shard, env_json, harness, registries_json, "
-                   "paths_json, machine_json) VALUES(?,?,?,?,?,?,?,?,?)");
-      if (!st.ok()) return rollback(sqlite3_errmsg(db_));
-      st.Bind(1, run.started);
-      st.Bind(2, run.finished);
-      st.Bind(3, run.argv);
-      st.Bind(4, run.shard);
-      st.Bind(5, run.env_json);
-      st.Bind(6, run.harness);
-      st.Bind(7, run.registries_json);
-      st.Bind(8, run.paths_json);
-      st.Bind(9, run.machine_json);
-      if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback(sqlite3_errmsg(db_));
-      id = sqlite3_last_insert_rowid(db_);
+      std::string why_not;
+      if (!InsertRun(db_, run, &id, &why_not)) return rollback(why_not);
       ++summary->runs_added;
       started[id] = run.started;
     }
