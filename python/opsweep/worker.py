@@ -385,19 +385,25 @@ def send_hello(channel: Channel, loaded: Loaded) -> bool:
     """hello, then inventory and index (or error): False when the registries could not be loaded."""
     from opsweep.paths import describe_paths
 
+    error = loaded.error
+    try:
+        paths = describe_paths()
+    except ValueError as e:  # a damaged harness_migrations.json: said once, as the worker's error
+        paths = describe_paths(with_migrations=False)
+        error = error or str(e)
     channel.send(
         {
             "type": "hello",
             "protocol": PROTOCOL,
             "pid": os.getpid(),
             "harness": harness_fingerprint(),
-            "paths": describe_paths(),
+            "paths": paths,
             "env": measure_env(loaded.library, loaded.library_fingerprint),
         }
     )
-    if loaded.error is not None:
-        _log(f"registry error: {loaded.error}")
-        channel.send({"type": "error", "message": " ".join(loaded.error.split())})
+    if error is not None:
+        _log(f"registry error: {error}")
+        channel.send({"type": "error", "message": " ".join(error.split())})
         return False
     channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in loaded.cases]})
     channel.send(index_message(loaded))

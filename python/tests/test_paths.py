@@ -34,13 +34,14 @@ def test_paths_are_discovered_with_their_descriptions():
 def test_the_engines_path_fixture_matches_the_harness():
     """tests/fixtures/paths.json is what the engine's tests take as the bundled paths' descriptions
     (its C++ tests and the fake worker need no Python): it must say what the harness says. Only the
-    harness digests may differ (they follow every edit of the harness)."""
+    harness digests and their migrations may differ (they follow every edit of the harness)."""
     import json
     import pathlib
 
     fixture = pathlib.Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "paths.json"
     committed = json.loads(fixture.read_text(encoding="utf-8"))
-    strip = lambda descriptions: [{k: v for k, v in d.items() if k != "harness"} for d in descriptions]  # noqa: E731
+    strip = lambda descriptions: [  # noqa: E731
+        {k: v for k, v in d.items() if k not in ("harness", "migrations")} for d in descriptions]
     assert strip(committed) == strip(describe_paths()), (
         "regenerate it: PYTHONPATH=python python3 -c 'import json, opsweep.paths as p; "
         "print(json.dumps(p.describe_paths(), indent=2))' > tests/fixtures/paths.json")
@@ -100,3 +101,19 @@ def test_onnxruntime_outputs_never_alias_the_fed_inputs():
     assert not np.shares_memory(out[0], x.numpy()) and not np.shares_memory(out[1], y.numpy())
     assert np.array_equal(out[0], x.numpy()) and np.array_equal(out[1], y.numpy()[:1])
     assert isinstance(out[2], list)  # a sequence output is passed through as onnxruntime gave it
+
+
+def test_every_harness_migration_leads_to_the_current_harness():
+    """opsweep/harness_migrations.json (docs/formats.md section 1) is readable, and each entry's
+    ``to`` is the path's current digest or the ``from`` of a later entry. One that is neither is
+    dead: written before a further edit of the harness (recompute its ``to`` with ``python -m
+    opsweep.paths``), or outlived by a change that re-keyed everything (delete it)."""
+    from opsweep.paths import harness_digest, harness_migrations
+
+    entries = harness_migrations()
+    current = {spec.id: harness_digest(spec) for spec in PATHS.values()}
+    for m in entries:
+        for path, to in m["to"].items():
+            assert path in current, (m["id"], path)
+            continued = any(n["from"].get(path) == to for n in entries if n is not m)
+            assert to == current[path] or continued, (m["id"], path, to, current[path])

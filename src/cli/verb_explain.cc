@@ -135,7 +135,7 @@ int Explain(const ExplainOptions& o) {
       request.only = {o.case_name};
       request.machine = ThisMachine();
       if (!o.path.empty()) request.paths = {o.path};
-      if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(results, runs), request, RetryFailed::no, &plan,
+      if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(results, runs, MigrationMarks(hello.paths)), request, RetryFailed::no, &plan,
                         &err)) {
         return Error(kExitBadInput, err);
       }

@@ -116,6 +116,23 @@ bool ParsePathSpec(const json& j, PathSpecForm form, PathSpec* out, std::string*
   }
   if (form == PathSpecForm::hello) {
     if (!r.String("harness", &out->harness)) return false;
+    if (auto migrations = j.find("migrations"); migrations != j.end() && !migrations->is_null()) {
+      if (!migrations->is_array()) return r.Fail("'migrations' is not a list");
+      std::set<std::string> ids;
+      for (const json& m : *migrations) {
+        if (!m.is_object()) return r.Fail("a migration is not an object");
+        HarnessMigration mig;
+        std::string mig_id = m.contains("id") && m["id"].is_string() ? m["id"].get<std::string>() : "?";
+        Reader mr(m, fmt::format("path '{}': migration '{}'", out->id, mig_id), err);
+        if (!mr.String("id", &mig.id) || !mr.String("from", &mig.from) || !mr.String("to", &mig.to) ||
+            !mr.String("why", &mig.why) || !mr.Strings("rerun_if_record_contains", &mig.rerun_if_record_contains)) {
+          return false;  // an empty list is allowed: a change that can alter no result (a refactor)
+        }
+        if (mig.from == mig.to) return mr.Fail("'from' and 'to' are the same digest");
+        if (!ids.insert(mig.id).second) return r.Fail(fmt::format("migration '{}' twice", mig.id));
+        out->migrations.push_back(std::move(mig));
+      }
+    }
     auto expected = j.find("expected_seconds");
     if (expected != j.end() && !expected->is_null()) {
       if (!expected->is_number() || !(expected->get<double>() >= 0)) {
@@ -161,6 +178,50 @@ json PathSpecSnapshotJson(const PathSpec& path) {
   if (!path.group.empty()) out["group"] = path.group;  // optional: ungrouped paths keep their bytes
   if (path.reproducible) out["reproducible"] = true;    // optional, likewise
   return out;
+}
+
+std::optional<std::vector<const HarnessMigration*>> MigrationChain(const PathSpec& path, std::string_view from) {
+  // Walk back from the current digest: each step takes the migration that ends where we stand.
+  // A digest visited twice ends the walk (a cycle can only come from a damaged file).
+  std::vector<const HarnessMigration*> chain;
+  std::set<std::string> seen{path.harness};
+  std::string at = path.harness;
+  while (at != from) {
+    const HarnessMigration* step = nullptr;
+    for (const HarnessMigration& m : path.migrations) {
+      if (m.to == at) {
+        step = &m;
+        break;
+      }
+    }
+    if (!step || !seen.insert(step->from).second) return std::nullopt;
+    chain.push_back(step);
+    at = step->from;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+bool CarriesOver(const std::vector<const HarnessMigration*>& chain, std::string_view record_text, std::string* mark,
+                 const HarnessMigration** by) {
+  for (const HarnessMigration* m : chain) {
+    for (const std::string& needle : m->rerun_if_record_contains) {
+      if (record_text.find(needle) != std::string_view::npos) {
+        if (mark) *mark = needle;
+        if (by) *by = m;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> MigrationMarks(const std::vector<PathSpec>& paths) {
+  std::set<std::string> marks;
+  for (const PathSpec& p : paths) {
+    for (const HarnessMigration& m : p.migrations) marks.insert(m.rerun_if_record_contains.begin(), m.rerun_if_record_contains.end());
+  }
+  return {marks.begin(), marks.end()};
 }
 
 void SortPaths(std::vector<PathSpec>* paths) {

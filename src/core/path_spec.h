@@ -34,6 +34,20 @@ struct SubVerdictSpec {
   bool operator==(const SubVerdictSpec&) const = default;
 };
 
+// A change of a path's harness code that the harness declares harmless for most stored results
+// (python/opsweep/harness_migrations.json, docs/formats.md section 1): a result measured under the
+// harness digest `from` stands under `to` unless its record's text contains one of
+// `rerun_if_record_contains` (the marks of the results the change can alter, e.g. the detail the
+// changed branch wrote). Migrations chain: from -> to -> ... -> the path's current digest.
+struct HarnessMigration {
+  std::string id;    // "2026-12-04-randomness-seeds": named in the sentences that cite it
+  std::string from;  // the path's harness digest before the change
+  std::string to;    // after it
+  std::string why;   // one sentence: what changed, and why the other results stand
+  std::vector<std::string> rerun_if_record_contains;  // empty: the change can alter no result
+  bool operator==(const HarnessMigration&) const = default;
+};
+
 struct PathSpec {
   std::string id;           // persisted, never reused: "onnx"
   std::string title;        // "ONNX", "torch.export"
@@ -48,6 +62,7 @@ struct PathSpec {
   bool reproducible = false;                // `opsweep repro` writes scripts for its failures. Optional in both forms.
   std::optional<double> expected_seconds;   // hello form only: the scheduler's guess for a new job
   std::string harness;                      // hello form only: digest of the harness code the path runs
+  std::vector<HarnessMigration> migrations;  // hello form only, optional: older digests whose results stand
   bool operator==(const PathSpec&) const = default;
 };
 
@@ -63,6 +78,19 @@ bool ParsePathSpecs(const nlohmann::json& list, PathSpecForm form, std::vector<P
 
 // The snapshot form, as an object with sorted keys.
 nlohmann::json PathSpecSnapshotJson(const PathSpec& path);
+
+// The migrations that carry a result measured under the path's harness digest `from` to its current
+// one, oldest first (empty when `from` is the current digest); nullopt when no chain of the path's
+// migrations leads from `from` to it.
+std::optional<std::vector<const HarnessMigration*>> MigrationChain(const PathSpec& path, std::string_view from);
+
+// Whether a chain carries a result whose record text is `record_text`: no migration of the chain
+// names a mark the text contains. The first mark found goes to *mark, its migration to *by.
+bool CarriesOver(const std::vector<const HarnessMigration*>& chain, std::string_view record_text, std::string* mark,
+                 const HarnessMigration** by);
+
+// Every mark of every migration of `paths` (each once): what a stored record's text is searched for.
+std::vector<std::string> MigrationMarks(const std::vector<PathSpec>& paths);
 
 // Sorts by `order`, then id: the order the page shows and merge lists.
 void SortPaths(std::vector<PathSpec>* paths);

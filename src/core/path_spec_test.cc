@@ -31,6 +31,61 @@ TEST(PathSpec, ReadsTheHelloForm) {
   EXPECT_FALSE(PathHasStep(p, "export"));
 }
 
+TEST(PathSpec, ReadsHarnessMigrationsAndChainsThemToTheCurrentDigest) {
+  json j = Hello();
+  j["migrations"] = json::parse(R"([
+    {"id":"m1","from":"a0","to":"a1","why":"more seeds","rerun_if_record_contains":["randomness frozen at capture"]},
+    {"id":"m2","from":"a1","to":"abc","why":"reworded","rerun_if_record_contains":["Guard failed","identical under"]}])");
+  PathSpec p;
+  std::string err;
+  ASSERT_TRUE(ParsePathSpec(j, PathSpecForm::hello, &p, &err)) << err;
+  ASSERT_EQ(p.migrations.size(), 2u);
+  EXPECT_EQ(p.migrations[1].rerun_if_record_contains, (std::vector<std::string>{"Guard failed", "identical under"}));
+
+  auto chain = MigrationChain(p, "a0");
+  ASSERT_TRUE(chain.has_value());
+  ASSERT_EQ(chain->size(), 2u);
+  EXPECT_EQ((*chain)[0]->id, "m1");  // oldest first
+  EXPECT_TRUE(MigrationChain(p, "abc").value().empty());  // the current digest: nothing to carry
+  EXPECT_FALSE(MigrationChain(p, "zz").has_value());
+
+  std::string mark;
+  const HarnessMigration* by = nullptr;
+  EXPECT_TRUE(CarriesOver(*chain, R"({"status":"ok","detail":""})", &mark, &by));
+  EXPECT_FALSE(CarriesOver(*chain, R"({"detail":"randomness frozen at capture: output 0"})", &mark, &by));
+  EXPECT_EQ(mark, "randomness frozen at capture");
+  EXPECT_EQ(by->id, "m1");
+  EXPECT_EQ(MigrationMarks({p}), (std::vector<std::string>{"Guard failed", "identical under", "randomness frozen at capture"}));
+
+  // a cycle (a damaged file) ends the walk instead of looping
+  PathSpec cycle = p;
+  cycle.migrations = {{"ma", "q", "abc", "w", {"x"}}, {"mb", "abc", "q", "w", {"x"}}};
+  EXPECT_FALSE(MigrationChain(cycle, "zz").has_value());
+  EXPECT_EQ(MigrationChain(cycle, "q").value().size(), 1u);
+
+  // the snapshot form carries none of it
+  EXPECT_FALSE(PathSpecSnapshotJson(p).contains("migrations"));
+}
+
+TEST(PathSpec, RefusesADamagedMigration) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"id":"m","from":"a","to":"b","why":"w"})", "'rerun_if_record_contains' is missing"},
+      {R"({"id":"m","from":"a","to":"b","why":"w","rerun_if_record_contains":[""]})", "not a non-empty string"},
+      {R"({"id":"m","from":"a","to":"a","why":"w","rerun_if_record_contains":["x"]})", "the same digest"},
+      {R"({"id":"m","from":"a","to":"b","rerun_if_record_contains":["x"]})", "'why' is missing"},
+      {R"("m")", "a migration is not an object"},
+  };
+  for (const auto& [text, problem] : bad) {
+    json j = Hello();
+    j["migrations"] = json::array({json::parse(text)});
+    PathSpec p;
+    std::string err;
+    EXPECT_FALSE(ParsePathSpec(j, PathSpecForm::hello, &p, &err)) << text;
+    EXPECT_NE(err.find(problem), std::string::npos) << err;
+    EXPECT_EQ(err.rfind("path 'toy'", 0), 0u) << err;
+  }
+}
+
 TEST(PathSpec, TheSnapshotFormDropsWhatOnlyTheEngineNeeds) {
   PathSpec p;
   std::string err;

@@ -109,10 +109,47 @@ std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, c
   return out;
 }
 
+namespace {
+
+// The stored result's harness digest when its key differs from the current one in that field alone.
+std::optional<std::string> OnlyHarnessDiffers(const StoredJob& stored, const JobKey& current) {
+  std::vector<std::string> changed = ChangedKeyFields(stored.key_fields_json, current.fields_json);
+  if (changed.size() != 1 || changed.front() != "harness") return std::nullopt;
+  auto fields = nlohmann::json::parse(stored.key_fields_json, nullptr, false);
+  if (!fields.is_object() || !fields.contains("harness") || !fields["harness"].is_string()) return std::nullopt;
+  return fields["harness"].get<std::string>();
+}
+
+std::string MigrationIds(const std::vector<const HarnessMigration*>& chain) {
+  std::string out;
+  for (const HarnessMigration* m : chain) out += (out.empty() ? "" : ", ") + m->id;
+  return out;
+}
+
+}  // namespace
+
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
-                          RetryFailed retry) {
+                          RetryFailed retry, const PathSpec* path) {
   if (!stored) return {true, RerunCause::new_result, {"no stored result"}};
-  if (stored->job_key != current.digest) {
+  std::string carried;  // the migrations that carry the stored result over, for its "current" sentence
+  if (stored->job_key != current.digest && path != nullptr && !path->migrations.empty()) {
+    if (auto from = OnlyHarnessDiffers(*stored, current)) {
+      if (auto chain = MigrationChain(*path, *from)) {
+        for (const HarnessMigration* m : *chain) {
+          for (const std::string& mark : m->rerun_if_record_contains) {
+            if (std::find(stored->record_marks.begin(), stored->record_marks.end(), mark) != stored->record_marks.end()) {
+              return {true, RerunCause::harness_changed,
+                      {fmt::format("the harness code of path {} changed", path->id),
+                       fmt::format("migration {} ({}) re-runs the results whose record says '{}', as this one does",
+                                   m->id, m->why, mark)}};
+            }
+          }
+        }
+        carried = MigrationIds(*chain);
+      }
+    }
+  }
+  if (stored->job_key != current.digest && carried.empty()) {
     RerunDecision d{true, RerunCause::case_changed, {}};
     d.reasons = KeyFieldSentences(stored->key_fields_json, current.fields_json, &d.cause);
     d.other_machine = d.cause == RerunCause::case_changed && !stored->machine.empty() && !library.machine.empty() &&
@@ -155,6 +192,12 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
     return {false, RerunCause::current,
             {fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
                          StatusId(stored->status), stored->attempts)}};
+  }
+  if (!carried.empty()) {
+    return {false, RerunCause::current,
+            {fmt::format("the stored result ({}) is current: measured under an earlier harness of path {}, which "
+                         "migration {} carries over",
+                         StatusId(stored->status), path->id, carried)}};
   }
   return {false, RerunCause::current, {fmt::format("the stored result ({}) is current", StatusId(stored->status))}};
 }

@@ -20,6 +20,7 @@
 
 #include "core/job_key.h"
 #include "core/library_index.h"
+#include "core/path_spec.h"
 #include "core/status.h"
 
 namespace opsweep {
@@ -55,6 +56,8 @@ struct StoredJob {
   std::string deps_json;
   std::string library_fingerprint;  // hello.env.library.fingerprint of the run that measured it
   std::string machine;              // MachineText (util/machine.h) of the run that measured it; "" = unknown
+  // The marks of the harness migrations (core/path_spec.h) that its record's text contains.
+  std::vector<std::string> record_marks;
 };
 
 // The current state of the library: the first worker's index and hello.
@@ -76,8 +79,12 @@ struct RerunDecision {
   std::string Why(size_t limit = 3) const;
 };
 
+// `path` (optional) is the job's path description: a stored result whose key differs from the
+// current one in the harness digest alone stands when the path's migrations carry it over (a chain
+// from its digest to the current one, and none of the chain's marks in its record); it is then
+// judged like a result with the current key, and its "current" sentence names the migrations.
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
-                          RetryFailed retry);
+                          RetryFailed retry, const PathSpec* path = nullptr);
 
 // One sentence per key field that differs between two key_fields_json objects: "the case changed
 // (its target, inputs or options)", "the harness code of path onnx changed", "onnxruntime 1.32.0 ->

@@ -46,6 +46,83 @@ TEST(DecideRerun, ANewJobRuns) {
   EXPECT_EQ(d.Why(), "no stored result");
 }
 
+// A path whose harness went h0 -> h1 (migration m1, re-running frozen-randomness results) and
+// h1 -> h-onnx (m2, re-running results that name a dynamic guard).
+PathSpec MigratedPath() {
+  PathSpec path = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
+  path.migrations = {{"m2", "h1", "h-onnx", "guards reworded", {"Guard failed"}},
+                     {"m1", "h0", "h1", "more seeds for the randomness check", {"randomness frozen at capture"}}};
+  return path;
+}
+
+JobKey KeyUnder(const PathSpec& path, const std::string& harness, const std::string& torch = "2.13") {
+  PathSpec p = path;
+  p.harness = harness;
+  KeyEnvironment env;
+  env.values["torch"] = torch;
+  env.values["onnxruntime"] = "1.32.0";
+  env.library = "kornia";
+  return ComputeJobKey("fp", p, env);
+}
+
+TEST(DecideRerun, AHarnessMigrationCarriesOverTheResultsItCannotChange) {
+  LibraryIndex index = Index();
+  const PathSpec path = MigratedPath();
+  const JobKey now = KeyUnder(path, path.harness);
+  // two migrations back, no mark in the record: current, and the sentence names both migrations
+  StoredJob old = Stored(KeyUnder(path, "h0"), Status::ok, 0);
+  RerunDecision d = DecideRerun(old, now, {&index, "fp-lib"}, RetryFailed::no, &path);
+  EXPECT_FALSE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::current);
+  EXPECT_EQ(d.Why(), "the stored result (ok) is current: measured under an earlier harness of path onnx, which "
+                     "migration m1, m2 carries over");
+  // a carried result is still judged on its library code
+  StoredJob edited = old;
+  edited.deps_json = nlohmann::json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g0"}})").dump();
+  RerunDecision code = DecideRerun(edited, now, {&index, "fp-lib"}, RetryFailed::no, &path);
+  EXPECT_TRUE(code.run);
+  EXPECT_EQ(code.cause, RerunCause::code_changed);
+  // and a carried timeout is retried like any other
+  StoredJob timeout = Stored(KeyUnder(path, "h1"), Status::timeout, 1);
+  EXPECT_EQ(DecideRerun(timeout, now, {&index, "fp-lib"}, RetryFailed::no, &path).cause, RerunCause::retry);
+}
+
+TEST(DecideRerun, AResultAMigrationMarksRunsAgainAndSaysWhy) {
+  LibraryIndex index = Index();
+  const PathSpec path = MigratedPath();
+  const JobKey now = KeyUnder(path, path.harness);
+  StoredJob frozen = Stored(KeyUnder(path, "h0"), Status::mismatch, 0);
+  frozen.record_marks = {"randomness frozen at capture"};
+  RerunDecision d = DecideRerun(frozen, now, {&index, "fp-lib"}, RetryFailed::no, &path);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::harness_changed);
+  EXPECT_EQ(d.Why(), "the harness code of path onnx changed; migration m1 (more seeds for the randomness check) "
+                     "re-runs the results whose record says 'randomness frozen at capture', as this one does");
+  // measured after m1 (under h1), only m2's marks count: the same record stands
+  StoredJob later = frozen;
+  later.job_key = KeyUnder(path, "h1").digest;
+  later.key_fields_json = KeyUnder(path, "h1").fields_json;
+  EXPECT_FALSE(DecideRerun(later, now, {&index, "fp-lib"}, RetryFailed::no, &path).run);
+}
+
+TEST(DecideRerun, NoMigrationCarriesAResultWhoseOtherKeyFieldsChangedOrWhoseDigestItDoesNotKnow) {
+  LibraryIndex index = Index();
+  const PathSpec path = MigratedPath();
+  const JobKey now = KeyUnder(path, path.harness);
+  // another torch as well: the harness migration does not speak for it
+  RerunDecision torch = DecideRerun(Stored(KeyUnder(path, "h0", "2.12"), Status::ok, 0), now, {&index, "fp-lib"},
+                                    RetryFailed::no, &path);
+  EXPECT_TRUE(torch.run);
+  EXPECT_EQ(torch.cause, RerunCause::harness_changed);
+  // a digest no chain leads from
+  RerunDecision unknown =
+      DecideRerun(Stored(KeyUnder(path, "h-other"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no, &path);
+  EXPECT_TRUE(unknown.run);
+  EXPECT_EQ(unknown.Why(), "the harness code of path onnx changed");
+  // without the path's description, nothing is carried
+  EXPECT_TRUE(DecideRerun(Stored(KeyUnder(path, "h1"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no).run);
+}
+
 TEST(DecideRerun, ACaseThatChangedOnAnotherMachineSaysWhereItWasMeasured) {
   LibraryIndex index = Index();
   KeyEnvironment env;

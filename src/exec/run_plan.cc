@@ -19,7 +19,8 @@ std::string CountText(size_t n) {
 }
 
 std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const std::vector<StoredResult>& results,
-                                                                         const std::vector<RunInfo>& runs) {
+                                                                         const std::vector<RunInfo>& runs,
+                                                                         const std::vector<std::string>& marks) {
   std::map<long long, std::string> fingerprints, machines;
   for (const RunInfo& run : runs) {
     nlohmann::json env = nlohmann::json::parse(run.env_json, nullptr, false);
@@ -38,6 +39,9 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
     }
     if (auto it = fingerprints.find(r.run_id); it != fingerprints.end()) job.library_fingerprint = it->second;
     if (auto it = machines.find(r.run_id); it != machines.end()) job.machine = it->second;
+    for (const std::string& mark : marks) {
+      if (r.record_json.find(mark) != std::string::npos) job.record_marks.push_back(mark);
+    }
     out[{r.case_name, r.path}] = std::move(job);
   }
   return out;
@@ -58,7 +62,7 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
     const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
     PlannedDecision d{p, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt, {}};
     if (auto it = stored.find({p.case_name, p.path}); it != stored.end()) d.stored = it->second;
-    d.decision = DecideRerun(d.stored, d.key, library, retry);
+    d.decision = DecideRerun(d.stored, d.key, library, retry, &path);
     if (d.stored) std::string().swap(d.stored->deps_json);  // decided: the plan keeps no deps
     if (d.decision.run) {
       ++out->to_run;

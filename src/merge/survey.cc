@@ -333,7 +333,8 @@ void KeepReadableResults(const std::vector<DbContents>& dbs, Survey* survey, Joi
 // Pass 6: one environment. Every key field but case and path must have one value over the results
 // that carry it, and every result of a path must carry the fields the others of that path carry.
 // Paths depend on different fields (an export key has no onnxruntime), and each path has its own
-// harness digest, which is compared among that path's results only. Returns every key field but
+// harness digest, which is compared among that path's results only (a result its path's migrations
+// carry over counts as measured under the current digest). Returns every key field but
 // case, path and harness with the values it has over the results (pass 9 reads them).
 std::map<std::string, std::set<std::string>> CheckEnvironments(Survey* survey) {
   struct Seen {
@@ -357,6 +358,14 @@ std::map<std::string, std::set<std::string>> CheckEnvironments(Survey* survey) {
     }
     for (const auto& [field, value] : kf.items()) {
       if (field != "case" && field != "path" && field != "harness") key_values[field].insert(ValueText(value));
+    }
+    // A result measured under an earlier harness of its path that the path's migrations carry over
+    // counts as measured under the current one (core/path_spec.h, as `opsweep run` judges it).
+    if (const PathSpec* path = FindPath(survey->paths, key.second);
+        path && !path->migrations.empty() && kf.contains("harness") && kf["harness"].is_string() &&
+        kf["harness"] != path->harness) {
+      auto chain = MigrationChain(*path, kf["harness"].get<std::string>());
+      if (chain && CarriesOver(*chain, result.row.record_json, nullptr, nullptr)) kf["harness"] = path->harness;
     }
     by_path[key.second].push_back(std::move(kf));
     files_by_path[key.second].push_back(result.db_file);

@@ -11,11 +11,18 @@ modules some path names in its ``uses``) plus its own module and the modules in 
 editing one path's module re-probes only that path's jobs. A module named in a ``uses`` belongs to
 the paths that name it: every path that runs it must name it (opsweep/shapes.py and
 paths/_dynamic.py are the dynamic-shape paths').
+
+A harness change that can alter only some results says so in ``opsweep/harness_migrations.json``
+(not Python: it is in no digest): per path, the digest before and after the change, and the marks
+of the results it can alter (text their records contain; none for a change that alters no result). Each path's description carries its
+migrations; the engine re-probes the marked results and carries the others over
+(docs/formats.md section 1, "Harness migrations"). ``python -m opsweep.paths`` prints the current digests.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import pkgutil
 
@@ -88,9 +95,58 @@ def harness_digest(spec: PathSpec) -> str:
     return _hash_files(sorted(files.items()))
 
 
-def describe_paths() -> list[dict]:
-    """Every path's description, as the worker's hello carries it."""
-    return [spec.describe(harness_digest(spec)) for spec in PATHS.values()]
+MIGRATIONS_FILE = "harness_migrations.json"
+
+
+def harness_migrations() -> list[dict]:
+    """The entries of ``opsweep/harness_migrations.json`` ([] without the file). Each: ``id``,
+    ``why``, ``rerun_if_record_contains`` (marks), ``from`` and ``to`` (path id -> digest). A
+    malformed file raises ValueError naming it and the problem."""
+    path = os.path.join(_root(), MIGRATIONS_FILE)
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{MIGRATIONS_FILE}: unreadable: {e}") from None
+    entries = data.get("migrations") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError(f"{MIGRATIONS_FILE}: no 'migrations' list")
+    for n, m in enumerate(entries):
+        where = f"{MIGRATIONS_FILE}: migration {n + 1}"
+        if not isinstance(m, dict) or not all(isinstance(m.get(k), str) and m.get(k) for k in ("id", "why")):
+            raise ValueError(f"{where}: needs a non-empty 'id' and 'why'")
+        marks = m.get("rerun_if_record_contains")  # [] for a change that can alter no result
+        if not isinstance(marks, list) or not all(isinstance(x, str) and x for x in marks):
+            raise ValueError(f"{where} ({m['id']}): 'rerun_if_record_contains' must list non-empty strings")
+        for side in ("from", "to"):
+            if not isinstance(m.get(side), dict) or not all(isinstance(v, str) and v for v in m[side].values()):
+                raise ValueError(f"{where} ({m['id']}): '{side}' must map path ids to digests")
+        if set(m["from"]) != set(m["to"]):
+            raise ValueError(f"{where} ({m['id']}): 'from' and 'to' name different paths")
+    return entries
+
+
+def _path_migrations(path_id: str, entries: list[dict]) -> list[dict]:
+    return [
+        {"id": m["id"], "from": m["from"][path_id], "to": m["to"][path_id], "why": m["why"],
+         "rerun_if_record_contains": list(m["rerun_if_record_contains"])}
+        for m in entries if path_id in m["from"]
+    ]
+
+
+def describe_paths(with_migrations: bool = True) -> list[dict]:
+    """Every path's description, as the worker's hello carries it (with its harness migrations)."""
+    entries = harness_migrations() if with_migrations else []
+    out = []
+    for spec in PATHS.values():
+        described = spec.describe(harness_digest(spec))
+        migrations = _path_migrations(spec.id, entries)
+        if migrations:
+            described["migrations"] = migrations
+        out.append(described)
+    return out
 
 
 def path_env() -> dict:
@@ -114,5 +170,6 @@ __all__ = [
     "SubVerdict",
     "describe_paths",
     "harness_digest",
+    "harness_migrations",
     "path_env",
 ]

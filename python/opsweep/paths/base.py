@@ -105,10 +105,16 @@ class Outcome:
 
 # Seeds of the randomness check. Eager runs under them in turn until some output differs (a
 # Bernoulli draw over two elements repeats under two seeds one time in four); the captured program
-# runs under the same seeds until every output that varies in eager has varied in it too, or they
-# are exhausted (a truly random capture repeats itself under all eight about once in 16,000 for
-# the smallest outputs of the survey; a frozen one always does).
+# runs under the same seeds until every output that varies in eager has varied in it too.
 RANDOM_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)
+# When an output stays identical under all of RANDOM_SEEDS in the capture, whether that means
+# "frozen" depends on how often eager's output changes with the seed: a RANSAC fit that finds the
+# same model under most seeds repeats itself in a correctly random capture too. Eager then runs
+# under all of MORE_RANDOM_SEEDS, and the capture under as many of them as it takes: the output is
+# frozen only when a capture that draws like eager would repeat itself that often with probability
+# at most FROZEN_ALPHA (docs/formats.md section 3, ``checks``; ``frozen_bound``).
+MORE_RANDOM_SEEDS = tuple(range(1, 33))
+FROZEN_ALPHA = 1e-3
 # The seed of the generator that draws fresh inputs (per case: mixed with the case name).
 FRESH_SEED = 20261201
 
@@ -370,13 +376,52 @@ class ProbeContext:
             if len(got) >= 2 and varying <= varying_outputs(got):
                 break
         self.step = "compare"
-        frozen = sorted(varying - varying_outputs(got))
-        if frozen:
-            which = _outputs_text(frozen)
-            self.checks["randomness"] = Check(True, False, f"{which} identical under {len(got)} seeds")
-            return Outcome("mismatch", "compare", f"{RANDOMNESS_FROZEN}: {which} identical under {len(got)} seeds, eager's vary")
-        self.checks["randomness"] = Check(True, True, "")
-        return None
+        stuck = sorted(varying - varying_outputs(got))
+        if not stuck:
+            self.checks["randomness"] = Check(True, True, "")
+            return None
+        return self._judge_stuck(run, run_step, stuck, got)
+
+    def _judge_stuck(self, run: Runner, run_step: str, stuck: list[int], got: list[list[torch.Tensor]]) -> Outcome | None:
+        """Outputs that vary in eager but were identical in the capture under every one of
+        RANDOM_SEEDS: frozen, unless eager's own output changes too rarely for that to tell."""
+        eager_runs: list[list[torch.Tensor]] = []
+        for seed in MORE_RANDOM_SEEDS:
+            out = self.eager_on("trace", seed)
+            if isinstance(out, BaseException):
+                self.checks["randomness"] = Check(False, None, f"eager raised under seed {seed}: {_describe(out)}")
+                return None
+            eager_runs.append(out)
+        commonest = {i: commonest_count([r[i] for r in eager_runs if len(r) > i]) for i in stuck}
+
+        def undecided() -> list[int]:
+            return [i for i in stuck if frozen_bound(commonest[i], len(eager_runs), len(got)) > FROZEN_ALPHA]
+
+        self.step = run_step
+        for seed in MORE_RANDOM_SEEDS[len(got):]:
+            if not undecided():
+                break
+            seed_everything(seed)
+            got.append([as_tensor(x) for x in run(self.inputs())])
+            stuck = [i for i in stuck if i not in varying_outputs(got)]
+            if not stuck:
+                break
+        self.step = "compare"
+        if not stuck:
+            self.checks["randomness"] = Check(True, True, "")
+            return None
+        open_ = undecided()
+        if open_:
+            worst = max(open_, key=lambda i: commonest[i])
+            self.checks["randomness"] = Check(
+                False, None,
+                f"{_outputs_text(open_)} identical under {len(got)} seeds in the capture, but eager's changes too "
+                f"rarely to tell (the same under {commonest[worst]} of {len(eager_runs)} seeds)",
+            )
+            return None
+        which = _outputs_text(stuck)
+        self.checks["randomness"] = Check(True, False, f"{which} identical under {len(got)} seeds")
+        return Outcome("mismatch", "compare", f"{RANDOMNESS_FROZEN}: {which} identical under {len(got)} seeds, eager's vary")
 
     def _judge_deterministic(self, actual: list[Any], ok_detail: str, seeds: int) -> Outcome | None:
         """A check=False case whose eager outputs are the same under every seed (no randomness
@@ -403,6 +448,44 @@ def _outputs_text(indices: list[int]) -> str:
     if len(indices) == 1:
         return f"output {indices[0]}"
     return "outputs " + ", ".join(str(i) for i in indices)
+
+
+def commonest_count(values: list[Any]) -> int:
+    """How many of ``values`` are bitwise identical to the most common one of them."""
+    groups: list[tuple[Any, int]] = []
+    for v in values:
+        for k, (first, n) in enumerate(groups):
+            if outputs_equal([first], [v]):
+                groups[k] = (first, n + 1)
+                break
+        else:
+            groups.append((v, 1))
+    return max((n for _, n in groups), default=0)
+
+
+def frozen_bound(commonest: int, eager_seeds: int, identical: int) -> float:
+    """An upper bound on the probability that a capture drawing like eager gives one output
+    ``identical`` times in a row, when eager gave its commonest value under ``commonest`` of
+    ``eager_seeds`` seeds: the chance of a repeat is at most the commonest value's probability p,
+    bounded above at confidence 1 - FROZEN_ALPHA (Clopper-Pearson), so the bound is
+    p_upper ** (identical - 1). A randomness check calls an output frozen only below FROZEN_ALPHA."""
+    if identical < 2 or eager_seeds < 1:
+        return 1.0
+    if commonest >= eager_seeds:
+        return 1.0
+    import math
+
+    def cdf(p: float) -> float:  # P(X <= commonest) for X ~ Binomial(eager_seeds, p)
+        return sum(math.comb(eager_seeds, k) * p**k * (1 - p) ** (eager_seeds - k) for k in range(commonest + 1))
+
+    lo, hi = commonest / eager_seeds, 1.0
+    for _ in range(60):  # cdf falls as p grows: the p where it equals FROZEN_ALPHA
+        mid = (lo + hi) / 2
+        if cdf(mid) > FROZEN_ALPHA:
+            lo = mid
+        else:
+            hi = mid
+    return hi ** (identical - 1)
 
 
 def varying_outputs(runs: list[list[Any]]) -> set[int]:
