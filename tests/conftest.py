@@ -20,6 +20,18 @@ def binary():
 
 
 @pytest.fixture(scope="session")
+def python_with_torch():
+    """The interpreter for tests that run a real worker (real torch): this one, when it has torch."""
+    import subprocess
+    import sys
+
+    probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("this test runs a real worker: it needs torch")
+    return sys.executable
+
+
+@pytest.fixture(scope="session")
 def browser():
     """The system's headless Chromium driven by selenium (never selenium-manager downloads), with
     every host name unresolvable, so that no external request can succeed, and the performance

@@ -16,10 +16,8 @@ import pathlib
 import shutil
 import sqlite3
 import subprocess
-import sys
 import textwrap
 
-import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 HARNESS = REPO / "python" / "opsweep"
@@ -58,15 +56,9 @@ CASES = [
 FROZEN = "randomness frozen at capture"
 
 
-def python_with_torch():
-    probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("this test runs a real worker: it needs torch")
-    return sys.executable
 
-
-def test_a_harness_migration_re_probes_only_the_results_it_can_change(binary, tmp_path):
-    python = python_with_torch()
+def test_a_harness_migration_re_probes_only_the_results_it_can_change(binary, tmp_path, python_with_torch):
+    python = python_with_torch
     site = tmp_path / "site"
     shutil.copytree(HARNESS, site / "opsweep", ignore=shutil.ignore_patterns("__pycache__", "harness_migrations.json"))
     (site / "toylib.py").write_text(textwrap.dedent(LIBRARY).lstrip(), encoding="utf-8")

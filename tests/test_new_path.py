@@ -15,10 +15,8 @@ import pathlib
 import shutil
 import sqlite3
 import subprocess
-import sys
 import textwrap
 
-import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 HARNESS = REPO / "python" / "opsweep"
@@ -83,15 +81,9 @@ CASES = [
 '''
 
 
-def python_with_torch():
-    probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("this test runs a real worker: it needs torch")
-    return sys.executable
 
-
-def test_a_toy_path_is_one_new_module(binary, tmp_path):
-    python = python_with_torch()
+def test_a_toy_path_is_one_new_module(binary, tmp_path, python_with_torch):
+    python = python_with_torch
     site = tmp_path / "site"
     shutil.copytree(HARNESS, site / "opsweep", ignore=shutil.ignore_patterns("__pycache__"))
     (site / "opsweep" / "paths" / "toy.py").write_text(TOY_PATH.lstrip(), encoding="utf-8")
