@@ -103,6 +103,52 @@ def measure_env(library: Any, library_fingerprint: str) -> dict[str, Any]:
     return env
 
 
+# Environment variables that steer which float kernels run: part of the inputs' recipe.
+_KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")
+
+
+def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
+    """Digest of everything the registries' input values are computed from, except the CPU: the
+    source of every loaded module under the registry folders (the registries and the helpers they
+    import), the harness code that loads them (opsweep/__init__.py, case.py, registry.py), the
+    surveyed library's sources, the torch, numpy and Python versions, the torch thread count and
+    the variables that steer kernels (docs/formats.md section 4.2). Two machines that build a case
+    under one recipe built the same case: a fingerprint that differs is the CPU rounding float32
+    differently, and the engine carries results across."""
+    import hashlib
+    import platform
+
+    import numpy
+    import torch
+
+    h = hashlib.blake2b(digest_size=16, person=b"opsweep-inputs")
+
+    def add(tag: str, data: bytes) -> None:
+        h.update(tag.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
+
+    add("versions", f"v1 torch={torch.__version__} numpy={numpy.__version__} python={platform.python_version()} "
+                    f"threads={torch.get_num_threads()} library={library_fingerprint}".encode())
+    for var in _KERNEL_ENV:
+        add("env:" + var, os.environ.get(var, "").encode())
+    harness = os.path.dirname(os.path.abspath(__file__))
+    for name in ("__init__.py", "case.py", "registry.py"):
+        with open(os.path.join(harness, name), "rb") as f:
+            add("harness:" + name, f.read())
+    roots = sorted({os.path.join(os.path.abspath(f), "") for f in folders})
+    loaded = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.endswith(".py"):
+            path = os.path.abspath(path)
+            for n, root in enumerate(roots):
+                if path.startswith(root):
+                    loaded.add((n, os.path.relpath(path, root).replace(os.sep, "/"), path))
+    for n, rel, path in sorted(loaded):
+        with open(path, "rb") as f:
+            add(f"registry{n}:{rel}", f.read())
+    return h.hexdigest()
+
+
 def harness_fingerprint() -> str:
     """Digest of the common harness modules (every path's own digest is in its description)."""
     from opsweep.library import _hash_files
@@ -300,6 +346,7 @@ class Loaded:
     library_fingerprint: str
     error: str | None
     tracker: Any = None  # deps.DepsTracker: None without a library
+    folders: list[str] = dataclasses.field(default_factory=list)  # registry_folders of the loaded registries
 
 
 def start_up(args: argparse.Namespace) -> Channel:
@@ -367,7 +414,7 @@ def load(args: argparse.Namespace, started_ns: int) -> Loaded:
     if library is not None:
         index = deps.LibraryIndex.build(library, cache_path=args.index_cache, started_ns=started_ns)
         tracker = deps.DepsTracker(index, watch.hidden_deps(index))
-    return Loaded(cases, library, name, fingerprint, error, tracker)
+    return Loaded(cases, library, name, fingerprint, error, tracker, registry_folders(args.registry))
 
 
 def index_message(loaded: Loaded) -> dict[str, Any]:
@@ -405,7 +452,8 @@ def send_hello(channel: Channel, loaded: Loaded) -> bool:
         _log(f"registry error: {error}")
         channel.send({"type": "error", "message": " ".join(error.split())})
         return False
-    channel.send({"type": "inventory", "cases": [lc.inventory_entry() for lc in loaded.cases]})
+    recipe = inputs_recipe(loaded.folders, loaded.library_fingerprint)
+    channel.send({"type": "inventory", "cases": [dict(lc.inventory_entry(), recipe=recipe) for lc in loaded.cases]})
     channel.send(index_message(loaded))
     return True
 

@@ -152,6 +152,40 @@ def test_hello_and_inventory(statuses_run):
     assert env["library"]["name"] == "fixture_ops" and len(env["library"]["fingerprint"]) == 32
     names = [c["name"] for c in statuses_run["inventory"]["cases"]]
     assert names == list(EXPECTED)
+    recipes = {c["recipe"] for c in statuses_run["inventory"]["cases"]}
+    assert len(recipes) == 1 and len(next(iter(recipes))) == 32
+
+
+def test_the_inputs_recipe_follows_the_registry_code_it_loaded_and_nothing_of_the_machine(tmp_path, monkeypatch):
+    """What a case's inputs are computed from, except the CPU (docs/formats.md section 4.2): the
+    registry modules that were loaded, the library's fingerprint, the versions, the thread count
+    and the variables that steer kernels. A file of the folder that no registry imported is not
+    part of it."""
+    import importlib
+    import sys
+
+    from opsweep.worker import inputs_recipe
+
+    folder = tmp_path / "regs"
+    folder.mkdir()
+    (folder / "recipe_helper_mod.py").write_text("SCALE = 2.0\n", encoding="utf-8")
+    (folder / "unused.py").write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    importlib.import_module("recipe_helper_mod")
+    try:
+        first = inputs_recipe([str(folder)], "lib-a")
+        assert inputs_recipe([str(folder)], "lib-a") == first  # deterministic
+        (folder / "unused.py").write_text("X = 2\n", encoding="utf-8")
+        assert inputs_recipe([str(folder)], "lib-a") == first  # never imported: not part of it
+        assert inputs_recipe([str(folder)], "lib-b") != first  # the library's sources
+        monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")
+        assert inputs_recipe([str(folder)], "lib-a") != first  # a kernel choice
+        monkeypatch.delenv("ATEN_CPU_CAPABILITY")
+        (folder / "recipe_helper_mod.py").write_text("SCALE = 3.0\n", encoding="utf-8")
+        assert inputs_recipe([str(folder)], "lib-a") != first  # a registry helper that was loaded
+    finally:
+        sys.modules.pop("recipe_helper_mod", None)
 
 
 def test_protocol_survives_prints_and_answers_every_job(statuses_run):

@@ -104,11 +104,12 @@ int Explain(const ExplainOptions& o) {
   fs::path db_path = fs::absolute(o.db).lexically_normal();
   std::vector<StoredResult> results;
   std::vector<RunInfo> runs;
+  std::vector<CaseIdentity> identities;
   std::error_code ec;
   if (fs::exists(db_path, ec)) {
     ResultsDb db;
     if (!db.Open(db_path.string(), OpenMode::read_only, &err) || !db.LoadResults(&results, &err) ||
-        !db.LoadRuns(&runs, &err)) {
+        !db.LoadRuns(&runs, &err) || !db.LoadIdentities(&identities, &err)) {
       return Error(kExitBadInput, err);
     }
   }
@@ -135,7 +136,7 @@ int Explain(const ExplainOptions& o) {
       request.only = {o.case_name};
       request.machine = ThisMachine();
       if (!o.path.empty()) request.paths = {o.path};
-      if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(results, runs, MigrationMarks(hello.paths)), request, RetryFailed::no, &plan,
+      if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(results, runs, MigrationMarks(hello.paths), identities), request, RetryFailed::no, &plan,
                         &err)) {
         return Error(kExitBadInput, err);
       }

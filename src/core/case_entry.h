@@ -11,6 +11,9 @@ struct CaseEntry {
   std::string registry;
   std::string fingerprint;
   std::string info_json;
+  // Digest of what the case's inputs are computed from, except the CPU ("" from an older worker):
+  // the same recipe on two machines is the same case (docs/formats.md section 4.2).
+  std::string recipe;
 };
 
 }  // namespace opsweep

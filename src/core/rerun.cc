@@ -111,30 +111,48 @@ std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, c
 
 namespace {
 
-// The stored result's harness digest when its key differs from the current one in that field alone.
-std::optional<std::string> OnlyHarnessDiffers(const StoredJob& stored, const JobKey& current) {
-  std::vector<std::string> changed = ChangedKeyFields(stored.key_fields_json, current.fields_json);
-  if (changed.size() != 1 || changed.front() != "harness") return std::nullopt;
-  auto fields = nlohmann::json::parse(stored.key_fields_json, nullptr, false);
-  if (!fields.is_object() || !fields.contains("harness") || !fields["harness"].is_string()) return std::nullopt;
-  return fields["harness"].get<std::string>();
-}
-
 std::string MigrationIds(const std::vector<const HarnessMigration*>& chain) {
   std::string out;
   for (const HarnessMigration* m : chain) out += (out.empty() ? "" : ", ") + m->id;
   return out;
 }
 
+// The machine (MachineText) on which the stored result's case fingerprint came from `recipe`, when
+// that is another machine than this one; "" otherwise, and "" when this machine itself once got
+// that fingerprint from that recipe (then something besides the CPU changed it since).
+std::string SameRecipeElsewhere(const StoredJob& stored, std::string_view recipe, const std::string& here) {
+  if (recipe.empty() || here.empty()) return "";
+  std::string found;
+  for (const auto& [r, machine] : stored.case_identities) {
+    if (r != recipe || machine.empty()) continue;
+    if (machine == here) return "";
+    if (found.empty()) found = machine;
+  }
+  return found;
+}
+
 }  // namespace
 
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
-                          RetryFailed retry, const PathSpec* path) {
+                          RetryFailed retry, const PathSpec* path, std::string_view recipe) {
   if (!stored) return {true, RerunCause::new_result, {"no stored result"}};
-  std::string carried;  // the migrations that carry the stored result over, for its "current" sentence
-  if (stored->job_key != current.digest && path != nullptr && !path->migrations.empty()) {
-    if (auto from = OnlyHarnessDiffers(*stored, current)) {
-      if (auto chain = MigrationChain(*path, *from)) {
+  // What carries a stored result whose key differs: its case fingerprint computed from the same
+  // recipe on another machine, and its harness digest carried by the path's migrations. Any other
+  // difference, or one of these that does not carry, decides below as before.
+  std::string carried, elsewhere;
+  if (stored->job_key != current.digest) {
+    bool carries = true;
+    auto fields = nlohmann::json::parse(stored->key_fields_json, nullptr, false);
+    for (const std::string& field : ChangedKeyFields(stored->key_fields_json, current.fields_json)) {
+      if (!carries) break;
+      if (field == "case") {
+        elsewhere = SameRecipeElsewhere(*stored, recipe, library.machine);
+        carries = !elsewhere.empty();
+      } else if (field == "harness" && path != nullptr && fields.is_object() && fields.contains("harness") &&
+                 fields["harness"].is_string()) {
+        auto chain = MigrationChain(*path, fields["harness"].get<std::string>());
+        carries = chain.has_value();
+        if (!carries) break;
         for (const HarnessMigration* m : *chain) {
           for (const std::string& mark : m->rerun_if_record_contains) {
             if (std::find(stored->record_marks.begin(), stored->record_marks.end(), mark) != stored->record_marks.end()) {
@@ -146,10 +164,16 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
           }
         }
         carried = MigrationIds(*chain);
+      } else {
+        carries = false;
       }
     }
+    if (!carries) {
+      carried.clear();
+      elsewhere.clear();
+    }
   }
-  if (stored->job_key != current.digest && carried.empty()) {
+  if (stored->job_key != current.digest && carried.empty() && elsewhere.empty()) {
     RerunDecision d{true, RerunCause::case_changed, {}};
     d.reasons = KeyFieldSentences(stored->key_fields_json, current.fields_json, &d.cause);
     d.other_machine = d.cause == RerunCause::case_changed && !stored->machine.empty() && !library.machine.empty() &&
@@ -193,11 +217,16 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
             {fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
                          StatusId(stored->status), stored->attempts)}};
   }
-  if (!carried.empty()) {
-    return {false, RerunCause::current,
-            {fmt::format("the stored result ({}) is current: measured under an earlier harness of path {}, which "
-                         "migration {} carries over",
-                         StatusId(stored->status), path->id, carried)}};
+  if (!carried.empty() || !elsewhere.empty()) {
+    std::string why;
+    if (!elsewhere.empty()) {
+      why = fmt::format("its case's inputs, from the same sources, were computed on another machine ({})", elsewhere);
+    }
+    if (!carried.empty()) {
+      why += fmt::format("{}measured under an earlier harness of path {}, which migration {} carries over",
+                         why.empty() ? "" : "; ", path->id, carried);
+    }
+    return {false, RerunCause::current, {fmt::format("the stored result ({}) is current: {}", StatusId(stored->status), why)}};
   }
   return {false, RerunCause::current, {fmt::format("the stored result ({}) is current", StatusId(stored->status))}};
 }

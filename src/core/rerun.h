@@ -58,6 +58,9 @@ struct StoredJob {
   std::string machine;              // MachineText (util/machine.h) of the run that measured it; "" = unknown
   // The marks of the harness migrations (core/path_spec.h) that its record's text contains.
   std::vector<std::string> record_marks;
+  // Where its case fingerprint is known to come from: (recipe, MachineText of the machine that
+  // computed it), from the database's case identities (store/results_db.h).
+  std::vector<std::pair<std::string, std::string>> case_identities;
 };
 
 // The current state of the library: the first worker's index and hello.
@@ -83,8 +86,12 @@ struct RerunDecision {
 // current one in the harness digest alone stands when the path's migrations carry it over (a chain
 // from its digest to the current one, and none of the chain's marks in its record); it is then
 // judged like a result with the current key, and its "current" sentence names the migrations.
+// `recipe` (optional) is the current case's recipe (core/case_entry.h): a stored result whose case
+// fingerprint alone differs (or it and a carried harness digest) stands when its fingerprint is
+// known to come from this recipe on another machine than this one: the same case, its float32
+// inputs rounded by another CPU (docs/formats.md section 4.2).
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
-                          RetryFailed retry, const PathSpec* path = nullptr);
+                          RetryFailed retry, const PathSpec* path = nullptr, std::string_view recipe = {});
 
 // One sentence per key field that differs between two key_fields_json objects: "the case changed
 // (its target, inputs or options)", "the harness code of path onnx changed", "onnxruntime 1.32.0 ->

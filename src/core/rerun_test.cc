@@ -105,6 +105,73 @@ TEST(DecideRerun, AResultAMigrationMarksRunsAgainAndSaysWhy) {
   EXPECT_FALSE(DecideRerun(later, now, {&index, "fp-lib"}, RetryFailed::no, &path).run);
 }
 
+JobKey CaseKey(const std::string& fingerprint, const std::string& harness = "h-onnx") {
+  PathSpec p = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
+  p.harness = harness;
+  KeyEnvironment env;
+  env.values["torch"] = "2.13";
+  env.values["onnxruntime"] = "1.32.0";
+  env.library = "kornia";
+  return ComputeJobKey(fingerprint, p, env);
+}
+
+TEST(DecideRerun, AFingerprintTheSameRecipeGaveOnAnotherMachineIsTheSameCase) {
+  LibraryIndex index = Index();
+  const std::string here = "Intel Xeon, avx2 avx512f fma";
+  const std::string there = "AMD EPYC, avx2 fma";
+  const JobKey now = CaseKey("fp-intel");
+  StoredJob stored = Stored(CaseKey("fp-amd"), Status::ok, 0);
+  stored.case_identities = {{"R1", there}};
+  RerunDecision d = DecideRerun(stored, now, {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R1");
+  EXPECT_FALSE(d.run);
+  EXPECT_EQ(d.Why(), "the stored result (ok) is current: its case's inputs, from the same sources, were computed on "
+                     "another machine (AMD EPYC, avx2 fma)");
+  // still judged on its library code
+  StoredJob edited = stored;
+  edited.deps_json = nlohmann::json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g0"}})").dump();
+  EXPECT_EQ(DecideRerun(edited, now, {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R1").cause,
+            RerunCause::code_changed);
+
+  // another recipe (a registry, the library or torch changed), no recipe, or an unknown machine: the case changed
+  for (const auto& [recipe, machine] : std::vector<std::pair<std::string, std::string>>{
+           {"R2", here}, {"", here}, {"R1", ""}}) {
+    RerunDecision changed = DecideRerun(stored, now, {&index, "fp-lib", machine}, RetryFailed::no, nullptr, recipe);
+    EXPECT_TRUE(changed.run) << recipe << " / " << machine;
+    EXPECT_EQ(changed.cause, RerunCause::case_changed);
+  }
+  // the fingerprint came from this recipe on this very machine: something besides the CPU changed it
+  StoredJob here_too = stored;
+  here_too.case_identities.push_back({"R1", here});
+  EXPECT_TRUE(DecideRerun(here_too, now, {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R1").run);
+  // the stored fingerprint is not known to come from any recipe
+  StoredJob unknown = stored;
+  unknown.case_identities.clear();
+  EXPECT_TRUE(DecideRerun(unknown, now, {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R1").run);
+}
+
+TEST(DecideRerun, ACaseFromAnotherMachineAndAMigratedHarnessCarryTogether) {
+  LibraryIndex index = Index();
+  const PathSpec path = MigratedPath();
+  const std::string here = "Intel Xeon", there = "AMD EPYC";
+  StoredJob stored = Stored(CaseKey("fp-amd", "h0"), Status::ok, 0);
+  stored.case_identities = {{"R1", there}};
+  RerunDecision d = DecideRerun(stored, CaseKey("fp-intel", path.harness), {&index, "fp-lib", here}, RetryFailed::no,
+                                &path, "R1");
+  EXPECT_FALSE(d.run);
+  EXPECT_EQ(d.Why(), "the stored result (ok) is current: its case's inputs, from the same sources, were computed on "
+                     "another machine (AMD EPYC); measured under an earlier harness of path onnx, which migration m1, m2 "
+                     "carries over");
+  // either one failing to carry runs the job
+  stored.record_marks = {"Guard failed"};
+  EXPECT_EQ(DecideRerun(stored, CaseKey("fp-intel", path.harness), {&index, "fp-lib", here}, RetryFailed::no, &path, "R1")
+                .cause,
+            RerunCause::harness_changed);
+  stored.record_marks.clear();
+  EXPECT_EQ(DecideRerun(stored, CaseKey("fp-intel", path.harness), {&index, "fp-lib", here}, RetryFailed::no, &path, "R2")
+                .cause,
+            RerunCause::case_changed);
+}
+
 TEST(DecideRerun, NoMigrationCarriesAResultWhoseOtherKeyFieldsChangedOrWhoseDigestItDoesNotKnow) {
   LibraryIndex index = Index();
   const PathSpec path = MigratedPath();

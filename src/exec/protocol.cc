@@ -103,6 +103,7 @@ bool ParseInventory(const Json& j, std::vector<CaseEntry>* out, std::string* err
       return false;
     }
     if (auto r = c.find("registry"); r != c.end() && r->is_string()) e.registry = r->get<std::string>();
+    if (auto r = c.find("recipe"); r != c.end() && r->is_string()) e.recipe = r->get<std::string>();
     if (e.name.empty()) {
       *err = "inventory entry with an empty name";
       return false;

@@ -13,6 +13,11 @@ class ResultStore {
   virtual ~ResultStore() = default;
   virtual bool LoadResults(std::vector<StoredResult>* out, std::string* err) = 0;
   virtual bool LoadRuns(std::vector<RunInfo>* out, std::string* err) = 0;
+  // The case identities (store/results_db.h); a store that keeps none has none.
+  virtual bool LoadIdentities(std::vector<CaseIdentity>* out, std::string* err) {
+    out->clear();
+    return true;
+  }
   virtual bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) = 0;
   virtual bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) = 0;
   virtual bool PutResult(const StoredResult& result, std::string* err) = 0;
@@ -24,6 +29,9 @@ class DbResultStore : public ResultStore {
   explicit DbResultStore(ResultsDb* db) : db_(db) {}
   bool LoadResults(std::vector<StoredResult>* out, std::string* err) override { return db_->LoadResults(out, err); }
   bool LoadRuns(std::vector<RunInfo>* out, std::string* err) override { return db_->LoadRuns(out, err); }
+  bool LoadIdentities(std::vector<CaseIdentity>* out, std::string* err) override {
+    return db_->LoadIdentities(out, err);
+  }
   bool BeginRun(const RunInfo& run, long long* run_id, std::string* err) override {
     return db_->BeginRun(run, run_id, err);
   }

@@ -20,7 +20,10 @@ std::string CountText(size_t n) {
 
 std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const std::vector<StoredResult>& results,
                                                                          const std::vector<RunInfo>& runs,
-                                                                         const std::vector<std::string>& marks) {
+                                                                         const std::vector<std::string>& marks,
+                                                                         const std::vector<CaseIdentity>& identities) {
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_fingerprint;
+  for (const CaseIdentity& id : identities) by_fingerprint[id.fingerprint].emplace_back(id.recipe, MachineText(id.machine_json));
   std::map<long long, std::string> fingerprints, machines;
   for (const RunInfo& run : runs) {
     nlohmann::json env = nlohmann::json::parse(run.env_json, nullptr, false);
@@ -42,6 +45,14 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
     for (const std::string& mark : marks) {
       if (r.record_json.find(mark) != std::string::npos) job.record_marks.push_back(mark);
     }
+    if (!by_fingerprint.empty()) {
+      auto fields = nlohmann::json::parse(r.key_fields_json, nullptr, false);
+      if (fields.is_object() && fields.contains("case") && fields["case"].is_string()) {
+        if (auto it = by_fingerprint.find(fields["case"].get<std::string>()); it != by_fingerprint.end()) {
+          job.case_identities = it->second;
+        }
+      }
+    }
     out[{r.case_name, r.path}] = std::move(job);
   }
   return out;
@@ -62,7 +73,7 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
     const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths
     PlannedDecision d{p, ComputeJobKey(inventory[p.case_index].fingerprint, path, env), std::nullopt, {}};
     if (auto it = stored.find({p.case_name, p.path}); it != stored.end()) d.stored = it->second;
-    d.decision = DecideRerun(d.stored, d.key, library, retry, &path);
+    d.decision = DecideRerun(d.stored, d.key, library, retry, &path, inventory[p.case_index].recipe);
     if (d.stored) std::string().swap(d.stored->deps_json);  // decided: the plan keeps no deps
     if (d.decision.run) {
       ++out->to_run;

@@ -34,12 +34,14 @@ struct RunPlan {
 };
 
 // What the stored results say, indexed for planning: each (case, path)'s StoredJob (with its
-// record's deps, its run's library fingerprint, and which of the harness migrations' `marks`
-// (MigrationMarks of the hello's paths) its record's text contains). Rows whose status this build
-// does not know are left out: such a job runs again.
+// record's deps, its run's library fingerprint, which of the harness migrations' `marks`
+// (MigrationMarks of the hello's paths) its record's text contains, and the recipes and machines
+// its case fingerprint is known to come from). Rows whose status this build does not know are left
+// out: such a job runs again.
 std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const std::vector<StoredResult>& results,
                                                                          const std::vector<RunInfo>& runs,
-                                                                         const std::vector<std::string>& marks = {});
+                                                                         const std::vector<std::string>& marks = {},
+                                                                         const std::vector<CaseIdentity>& identities = {});
 
 // Plans `request` (paths empty = every path of the hello) over the inventory. Fails (one line) on a
 // request the worker cannot serve: an unknown path, or an --only / --groups that matches nothing.

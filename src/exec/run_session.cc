@@ -88,10 +88,15 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
 
   std::vector<StoredResult> stored_rows;
   std::vector<RunInfo> stored_runs;
-  if (!store_->LoadResults(&stored_rows, err) || !store_->LoadRuns(&stored_runs, err)) return fail(*err);
+  std::vector<CaseIdentity> identities;
+  if (!store_->LoadResults(&stored_rows, err) || !store_->LoadRuns(&stored_runs, err) ||
+      !store_->LoadIdentities(&identities, err)) {
+    return fail(*err);
+  }
   RunPlan plan;
-  if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(stored_rows, stored_runs, MigrationMarks(hello.paths)), request.plan, request.retry,
-                    &plan, err)) {
+  if (!BuildRunPlan(hello, inventory, index,
+                    IndexStoredJobs(stored_rows, stored_runs, MigrationMarks(hello.paths), identities), request.plan,
+                    request.retry, &plan, err)) {
     fail(*err);
     return RunEnd::bad_request;
   }

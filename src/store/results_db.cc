@@ -47,6 +47,8 @@ CREATE TABLE IF NOT EXISTS results(case_name TEXT NOT NULL, path TEXT NOT NULL,
   job_key TEXT NOT NULL, key_fields_json TEXT NOT NULL, status TEXT NOT NULL,
   record_json TEXT NOT NULL, duration_s REAL NOT NULL, attempts INTEGER NOT NULL,
   run_id INTEGER NOT NULL, finished TEXT NOT NULL, PRIMARY KEY(case_name, path));
+CREATE TABLE IF NOT EXISTS case_identities(fingerprint TEXT NOT NULL, recipe TEXT NOT NULL,
+  machine_json TEXT NOT NULL, PRIMARY KEY(fingerprint, recipe, machine_json));
 INSERT OR IGNORE INTO meta(key, value) VALUES('format', 'opsweep-results');
 INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '3');
 )sql";
@@ -309,6 +311,38 @@ bool ResultsDb::FinishRun(long long run_id, const std::string& finished, std::st
   return true;
 }
 
+namespace {
+
+// Records the identity of every inventory case that names a recipe, under the machine of the run
+// it belongs to (case_identities; an identity already known is kept). Inside a transaction.
+constexpr const char* kRecordIdentitiesSql = R"sql(
+INSERT OR IGNORE INTO case_identities(fingerprint, recipe, machine_json)
+  SELECT c.fingerprint, json_extract(c.info_json, '$.recipe'), r.machine_json FROM cases c JOIN runs r ON r.id = c.run_id
+  WHERE json_valid(c.info_json) AND json_type(c.info_json, '$.recipe') = 'text'
+    AND json_extract(c.info_json, '$.recipe') != '' AND r.machine_json != '';
+)sql";
+
+bool InsertIdentities(sqlite3* db, const std::vector<CaseIdentity>& identities, std::string* why) {
+  Stmt st(db, "INSERT OR IGNORE INTO case_identities(fingerprint, recipe, machine_json) VALUES(?,?,?)");
+  if (!st.ok()) {
+    *why = sqlite3_errmsg(db);
+    return false;
+  }
+  for (const CaseIdentity& id : identities) {
+    sqlite3_reset(st.get());
+    st.Bind(1, id.fingerprint);
+    st.Bind(2, id.recipe);
+    st.Bind(3, id.machine_json);
+    if (sqlite3_step(st.get()) != SQLITE_DONE) {
+      *why = sqlite3_errmsg(db);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ResultsDb::ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) {
   if (!db_) { *err = "results database is not open"; return false; }
   std::string why;
@@ -334,6 +368,7 @@ bool ResultsDb::ReplaceInventory(const std::vector<InventoryCase>& cases, std::s
       if (sqlite3_step(st.get()) != SQLITE_DONE) return rollback("case '" + c.name + "': " + sqlite3_errmsg(db_));
     }
   }
+  if (!Exec(db_, kRecordIdentitiesSql, &why)) return rollback(why);
   if (!Exec(db_, "COMMIT", &why)) return rollback(why);
   return true;
 }
@@ -442,8 +477,26 @@ std::optional<StoredResult> ResultsDb::FindResult(const std::string& case_name, 
   return ReadResult(st);
 }
 
+bool ResultsDb::LoadIdentities(std::vector<CaseIdentity>* out, std::string* err) const {
+  if (!db_) { *err = "results database is not open"; return false; }
+  out->clear();
+  {
+    // a file written by an older opsweep, opened read-only, has no such table: no identities
+    Stmt has(db_, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='case_identities'");
+    if (!has.ok() || sqlite3_step(has.get()) != SQLITE_ROW) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+    if (sqlite3_column_int(has.get(), 0) == 0) return true;
+  }
+  Stmt st(db_, "SELECT fingerprint, recipe, machine_json FROM case_identities ORDER BY fingerprint, recipe, machine_json");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) out->push_back(CaseIdentity{st.Text(0), st.Text(1), st.Text(2)});
+  if (rc != SQLITE_DONE) { *err = file_ + ": reading case identities: " + Describe(db_, rc); return false; }
+  return true;
+}
+
 bool ResultsDb::LoadAll(ResultsContent* out, std::string* err) const {
-  return LoadRuns(&out->runs, err) && LoadInventory(&out->inventory, err) && LoadResults(&out->results, err);
+  return LoadRuns(&out->runs, err) && LoadInventory(&out->inventory, err) && LoadResults(&out->results, err) &&
+         LoadIdentities(&out->identities, err);
 }
 
 bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, std::string* err) {
@@ -537,6 +590,7 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
     }
     summary->inventory_replaced = true;
   }
+  if (!InsertIdentities(db_, content.identities, &why) || !Exec(db_, kRecordIdentitiesSql, &why)) return rollback(why);
   if (!Exec(db_, "COMMIT", &why)) return rollback(why);
   return true;
 }

@@ -34,6 +34,16 @@ struct InventoryCase {
   long long run_id = 0;
 };
 
+// A case fingerprint, the recipe it was computed from and the machine that computed it (a row of
+// `case_identities`, written with each inventory): on another machine the same recipe may give
+// another fingerprint, and the results of this one carry over (core/rerun.h).
+struct CaseIdentity {
+  std::string fingerprint;
+  std::string recipe;
+  std::string machine_json;
+  bool operator==(const CaseIdentity&) const = default;
+};
+
 // One run (a row of `runs`).
 struct RunInfo {
   long long id = 0;
@@ -48,6 +58,7 @@ struct ResultsContent {
   std::vector<RunInfo> runs;
   std::vector<InventoryCase> inventory;
   std::vector<StoredResult> results;
+  std::vector<CaseIdentity> identities;  // sorted
 };
 
 // What Import() did.
@@ -77,6 +88,8 @@ class ResultsDb {
   // Writes. Each is its own transaction, durable when it returns true.
   bool BeginRun(const RunInfo& run, long long* run_id, std::string* err);
   bool FinishRun(long long run_id, const std::string& finished, std::string* err);
+  // Also records each case's identity (its fingerprint, the entry's "recipe" and the machine of the
+  // run it names) when the entry has a recipe and the run a machine.
   bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err);
   bool PutResult(const StoredResult& result, std::string* err);
 
@@ -92,6 +105,7 @@ class ResultsDb {
   bool LoadResults(std::vector<StoredResult>* out, std::string* err) const;
   bool LoadInventory(std::vector<InventoryCase>* out, std::string* err) const;
   bool LoadRuns(std::vector<RunInfo>* out, std::string* err) const;
+  bool LoadIdentities(std::vector<CaseIdentity>* out, std::string* err) const;  // none in an older file
   std::optional<StoredResult> FindResult(const std::string& case_name, const std::string& path) const;
 
  private:

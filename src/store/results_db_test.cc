@@ -276,6 +276,72 @@ TEST(ResultsDb, RunsKeepTheMachineTheyRanOn) {
   EXPECT_EQ(runs[0].machine_json, R"({"cpu":"Some CPU","features":"avx2 fma"})");
 }
 
+TEST(ResultsDb, AnInventoryRecordsEachCasesIdentityUnderItsRunsMachineAndImportKeepsThem) {
+  TempDir dir;
+  std::string file = dir.File("id.db");
+  std::string err;
+  const std::string amd = R"({"cpu":"AMD EPYC","features":"avx2 fma"})";
+  const std::string intel = R"({"cpu":"Intel Xeon","features":"avx2 avx512f fma"})";
+  {
+    ResultsDb db;
+    ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
+    long long one = 0, two = 0;
+    ASSERT_TRUE(db.BeginRun(RunOn("2026-12-02T03:00:00Z", amd), &one, &err)) << err;
+    // a recipe is recorded; an entry without one (an older worker) records nothing
+    ASSERT_TRUE(db.ReplaceInventory({{"a", "g", "r.py", "fa1", R"({"name":"a","recipe":"R1"})", one},
+                                     {"b", "g", "r.py", "fb1", R"({"name":"b"})", one}},
+                                    &err)) << err;
+    ASSERT_TRUE(db.BeginRun(RunOn("2026-12-03T03:00:00Z", intel), &two, &err)) << err;
+    ASSERT_TRUE(db.ReplaceInventory({{"a", "g", "r.py", "fa2", R"({"name":"a","recipe":"R1"})", two}}, &err)) << err;
+    // the same again adds nothing
+    ASSERT_TRUE(db.ReplaceInventory({{"a", "g", "r.py", "fa2", R"({"name":"a","recipe":"R1"})", two}}, &err)) << err;
+  }
+  ResultsDb db;
+  ASSERT_TRUE(db.Open(file, OpenMode::read_only, &err)) << err;
+  std::vector<CaseIdentity> ids;
+  ASSERT_TRUE(db.LoadIdentities(&ids, &err)) << err;
+  EXPECT_EQ(ids, (std::vector<CaseIdentity>{{"fa1", "R1", amd}, {"fa2", "R1", intel}}));
+
+  // into another database, with what the text form carries
+  ResultsContent content;
+  ASSERT_TRUE(db.LoadAll(&content, &err)) << err;
+  EXPECT_EQ(content.identities, ids);
+  ResultsDb other;
+  ASSERT_TRUE(other.Open(dir.File("other.db"), OpenMode::read_write_create, &err)) << err;
+  ImportSummary summary;
+  ASSERT_TRUE(other.Import(content, &summary, &err)) << err;
+  std::vector<CaseIdentity> imported;
+  ASSERT_TRUE(other.LoadIdentities(&imported, &err)) << err;
+  EXPECT_EQ(imported, ids);
+}
+
+TEST(ResultsDb, AFileWithoutCaseIdentitiesReadsAsHavingNone) {
+  TempDir dir;
+  std::string file = MakeFullDb(dir, "old.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE case_identities; PRAGMA journal_mode=DELETE;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  const std::string before = ReadBytes(file);
+  std::string err;
+  {
+    ResultsDb db;
+    ASSERT_TRUE(db.Open(file, OpenMode::read_only, &err)) << err;
+    std::vector<CaseIdentity> ids{{"x", "y", "z"}};
+    ASSERT_TRUE(db.LoadIdentities(&ids, &err)) << err;
+    EXPECT_TRUE(ids.empty());
+  }
+  EXPECT_EQ(ReadBytes(file), before);  // read as it is
+  ResultsDb db;
+  ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;  // opened for writing: the table is added
+  std::vector<CaseIdentity> ids;
+  ASSERT_TRUE(db.LoadIdentities(&ids, &err)) << err;
+  EXPECT_TRUE(ids.empty());
+}
+
 // Makes `file` what opsweep wrote before schema 3: no runs.machine_json, schema 2 in meta.
 void DowngradeToSchemaTwo(const std::string& file) {
   sqlite3* raw = nullptr;

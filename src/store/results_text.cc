@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "util/hash.h"
 
@@ -125,6 +126,24 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
     case_lines.push_back(Dump(line));
   }
 
+  // Case identities (store/results_db.h), sorted; written only where the file has some, so the
+  // text of a store without them is as before.
+  std::vector<CaseIdentity> identities = content.identities;
+  std::sort(identities.begin(), identities.end(), [](const CaseIdentity& a, const CaseIdentity& b) {
+    return std::tie(a.fingerprint, a.recipe, a.machine_json) < std::tie(b.fingerprint, b.recipe, b.machine_json);
+  });
+  identities.erase(std::unique(identities.begin(), identities.end()), identities.end());
+  std::vector<std::string> identity_lines;
+  for (const CaseIdentity& id : identities) {
+    Json machine;
+    if (!ParseText(id.machine_json, fmt::format("case identity {}: machine", id.fingerprint), &machine, err)) return false;
+    Json line;
+    line["identity"] = id.fingerprint;
+    line["recipe"] = id.recipe;
+    line["machine"] = std::move(machine);
+    identity_lines.push_back(Dump(line));
+  }
+
   std::vector<const StoredResult*> results;
   for (const auto& r : content.results) results.push_back(&r);
   std::sort(results.begin(), results.end(), [](const auto* a, const auto* b) {
@@ -179,10 +198,12 @@ bool WriteResultsText(const ResultsContent& content, std::string* out, std::stri
   header["entries"] = entries.size();
   header["depsets"] = depsets.size();
   header["results"] = result_lines.size();
+  if (!identity_lines.empty()) header["identities"] = identity_lines.size();
   out->clear();
   *out += Dump(header) + "\n";
   for (const auto& l : run_lines) *out += l + "\n";
   for (const auto& l : case_lines) *out += l + "\n";
+  for (const auto& l : identity_lines) *out += l + "\n";
   for (const auto& [id, e] : entries) {
     Json line;
     line["entry"] = id;
@@ -296,7 +317,7 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
                            kResultsTextVersion);
         return false;
       }
-      for (const char* kind : {"runs", "cases", "entries", "depsets", "results"}) {
+      for (const char* kind : {"runs", "cases", "entries", "depsets", "results", "identities"}) {
         bool has = true;
         long long n = Int(j, kind, &has);
         announced[kind] = has ? n : -1;
@@ -329,6 +350,17 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
       }
       c.info_json = Dump(*info);
       out->inventory.push_back(std::move(c));
+    } else if (j.contains("identity")) {
+      CaseIdentity id;
+      id.fingerprint = Str(j, "identity", &ok);
+      id.recipe = Str(j, "recipe", &ok);
+      const Json* machine = Obj(j, "machine", false, &ok);
+      if (!ok || id.fingerprint.empty() || id.recipe.empty()) {
+        skip("an identity line without its fields");
+        continue;
+      }
+      id.machine_json = Dump(*machine);
+      out->identities.push_back(std::move(id));
     } else if (j.contains("entry")) {
       std::string id = Str(j, "entry", &ok);
       std::string name = Str(j, "name", &ok);
@@ -441,6 +473,7 @@ bool ReadResultsText(std::string_view bytes, ResultsContent* out, std::vector<st
   check("entries", entries.size());
   check("depsets", depsets.size());
   check("results", out->results.size());
+  check("identities", out->identities.size());
   return true;
 }
 

@@ -183,6 +183,30 @@ TEST(ResultsText, ARunsMachineIsWrittenWhenKnownAndReadBack) {
   EXPECT_EQ(Text(back), text);
 }
 
+TEST(ResultsText, CaseIdentitiesAreWrittenSortedOnceAndReadBack) {
+  ResultsContent c = Content();
+  const std::string amd = R"({"cpu":"AMD EPYC","features":"avx2 fma"})";
+  c.identities = {{"fz", "R1", amd}, {"fa", "R1", amd}, {"fz", "R1", amd}};
+  std::string text = Text(c);
+  EXPECT_NE(text.find(R"("identities":2)"), std::string::npos) << text.substr(0, 200);
+  EXPECT_LT(text.find(R"({"identity":"fa","recipe":"R1","machine":{"cpu":"AMD EPYC","features":"avx2 fma"}})"),
+            text.find(R"({"identity":"fz")"));
+  EXPECT_EQ(Text(Content()).find("identit"), std::string::npos) << "a store without identities writes as before";
+  ResultsContent back;
+  std::vector<std::string> warnings;
+  std::string err;
+  ASSERT_TRUE(ReadResultsText(text, &back, &warnings, &err)) << err;
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(back.identities, (std::vector<CaseIdentity>{{"fa", "R1", amd}, {"fz", "R1", amd}}));
+  EXPECT_EQ(Text(back), text);
+  // a damaged identity line is skipped with a warning, the rest read
+  std::string damaged = text;
+  damaged.replace(damaged.find(R"("recipe":"R1")"), 13, R"("recipe":5)");
+  ASSERT_TRUE(ReadResultsText(damaged, &back, &warnings, &err)) << err;
+  ASSERT_EQ(back.identities.size(), 1u);
+  EXPECT_NE(warnings.front().find("an identity line without its fields"), std::string::npos);
+}
+
 TEST(ResultsText, RefusesToWriteACaseOrResultWhoseRunTheStoreLacks) {
   // A run deleted under its cases (or results) would be written as run 0, which no import reads.
   ResultsContent orphan_case = Content();
