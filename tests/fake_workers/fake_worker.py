@@ -23,6 +23,7 @@ registries are JSON files (--registry FILE, repeatable):
               "deps": {"functions": {...}, "modules": {...}},  # optional; record.deps (else null)
               "subverdicts": {"onnx": {"openvino": {"status": "fail", "step": "load", ...}}},
                                             # optional; record.subverdicts of a path's results
+              "recipe": "r1",               # optional; the inventory entry's recipe
               "later": {"fingerprint": "f2"}}]}   # optional; see below
 
 A case's "later" (needs "state_dir") applies to every worker but the first to start: its fields
@@ -146,7 +147,8 @@ def main():
         by_name[c["name"]] = c
         inventory.append({"name": c["name"], "group": c.get("group", "misc"), "registry": "fake.json",
                           "fingerprint": c.get("fingerprint", "fp-" + c["name"]), "target": "fake." + c["name"],
-                          "check": True, "skip": None, "note": "", "tags": [], "method": None, "origin": "fake.json:1"})
+                          "check": True, "skip": None, "note": "", "tags": [], "method": None, "origin": "fake.json:1",
+                          **({"recipe": c["recipe"]} if "recipe" in c else {})})
     send({"type": "inventory", "cases": inventory})
     index = config.get("index", {})
     if isinstance(index, str):
