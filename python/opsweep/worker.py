@@ -138,14 +138,18 @@ def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
     loaded = set()
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if isinstance(path, str) and path.endswith(".py"):
-            path = os.path.abspath(path)
+        # a module's file, not a name that only looks like one (torch._classes says "_classes.py")
+        if isinstance(path, str) and path.endswith(".py") and os.path.isabs(path):
             for n, root in enumerate(roots):
                 if path.startswith(root):
                     loaded.add((n, os.path.relpath(path, root).replace(os.sep, "/"), path))
     for n, rel, path in sorted(loaded):
-        with open(path, "rb") as f:
-            add(f"registry{n}:{rel}", f.read())
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:  # gone since it was imported: its absence is part of the recipe
+            data = f"<unreadable: {type(e).__name__}>".encode()
+        add(f"registry{n}:{rel}", data)
     return h.hexdigest()
 
 

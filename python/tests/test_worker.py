@@ -183,7 +183,14 @@ def test_the_inputs_recipe_follows_the_registry_code_it_loaded_and_nothing_of_th
         assert inputs_recipe([str(folder)], "lib-a") != first  # a kernel choice
         monkeypatch.delenv("ATEN_CPU_CAPABILITY")
         (folder / "recipe_helper_mod.py").write_text("SCALE = 3.0\n", encoding="utf-8")
-        assert inputs_recipe([str(folder)], "lib-a") != first  # a registry helper that was loaded
+        changed = inputs_recipe([str(folder)], "lib-a")
+        assert changed != first  # a registry helper that was loaded
+        # a module whose __file__ is relative (torch._classes: "_classes.py") is no file of the folder,
+        # even when the folder is the working directory
+        monkeypatch.chdir(folder)
+        assert inputs_recipe([str(folder)], "lib-a") == changed
+        (folder / "recipe_helper_mod.py").unlink()
+        assert inputs_recipe([str(folder)], "lib-a") != changed  # gone since its import: said, not raised
     finally:
         sys.modules.pop("recipe_helper_mod", None)
 
