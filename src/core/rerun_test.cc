@@ -55,22 +55,23 @@ PathSpec MigratedPath() {
   return path;
 }
 
-JobKey KeyUnder(const PathSpec& path, const std::string& harness, const std::string& torch = "2.13") {
-  PathSpec p = path;
+// The onnx test path's key for a case fingerprint under a harness digest (and a torch).
+JobKey CaseKey(const std::string& fingerprint, const std::string& harness = "h-onnx", const std::string& torch = "2.13") {
+  PathSpec p = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
   p.harness = harness;
   KeyEnvironment env;
   env.values["torch"] = torch;
   env.values["onnxruntime"] = "1.32.0";
   env.library = "kornia";
-  return ComputeJobKey("fp", p, env);
+  return ComputeJobKey(fingerprint, p, env);
 }
 
 TEST(DecideRerun, AHarnessMigrationCarriesOverTheResultsItCannotChange) {
   LibraryIndex index = Index();
   const PathSpec path = MigratedPath();
-  const JobKey now = KeyUnder(path, path.harness);
+  const JobKey now = CaseKey("fp", path.harness);
   // two migrations back, no mark in the record: current, and the sentence names both migrations
-  StoredJob old = Stored(KeyUnder(path, "h0"), Status::ok, 0);
+  StoredJob old = Stored(CaseKey("fp", "h0"), Status::ok, 0);
   RerunDecision d = DecideRerun(old, now, {&index, "fp-lib"}, RetryFailed::no, &path);
   EXPECT_FALSE(d.run);
   EXPECT_EQ(d.cause, RerunCause::current);
@@ -83,15 +84,15 @@ TEST(DecideRerun, AHarnessMigrationCarriesOverTheResultsItCannotChange) {
   EXPECT_TRUE(code.run);
   EXPECT_EQ(code.cause, RerunCause::code_changed);
   // and a carried timeout is retried like any other
-  StoredJob timeout = Stored(KeyUnder(path, "h1"), Status::timeout, 1);
+  StoredJob timeout = Stored(CaseKey("fp", "h1"), Status::timeout, 1);
   EXPECT_EQ(DecideRerun(timeout, now, {&index, "fp-lib"}, RetryFailed::no, &path).cause, RerunCause::retry);
 }
 
 TEST(DecideRerun, AResultAMigrationMarksRunsAgainAndSaysWhy) {
   LibraryIndex index = Index();
   const PathSpec path = MigratedPath();
-  const JobKey now = KeyUnder(path, path.harness);
-  StoredJob frozen = Stored(KeyUnder(path, "h0"), Status::mismatch, 0);
+  const JobKey now = CaseKey("fp", path.harness);
+  StoredJob frozen = Stored(CaseKey("fp", "h0"), Status::mismatch, 0);
   frozen.record_marks = {"randomness frozen at capture"};
   RerunDecision d = DecideRerun(frozen, now, {&index, "fp-lib"}, RetryFailed::no, &path);
   EXPECT_TRUE(d.run);
@@ -100,19 +101,9 @@ TEST(DecideRerun, AResultAMigrationMarksRunsAgainAndSaysWhy) {
                      "re-runs the results whose record says 'randomness frozen at capture', as this one does");
   // measured after m1 (under h1), only m2's marks count: the same record stands
   StoredJob later = frozen;
-  later.job_key = KeyUnder(path, "h1").digest;
-  later.key_fields_json = KeyUnder(path, "h1").fields_json;
+  later.job_key = CaseKey("fp", "h1").digest;
+  later.key_fields_json = CaseKey("fp", "h1").fields_json;
   EXPECT_FALSE(DecideRerun(later, now, {&index, "fp-lib"}, RetryFailed::no, &path).run);
-}
-
-JobKey CaseKey(const std::string& fingerprint, const std::string& harness = "h-onnx") {
-  PathSpec p = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
-  p.harness = harness;
-  KeyEnvironment env;
-  env.values["torch"] = "2.13";
-  env.values["onnxruntime"] = "1.32.0";
-  env.library = "kornia";
-  return ComputeJobKey(fingerprint, p, env);
 }
 
 TEST(DecideRerun, AFingerprintTheSameRecipeGaveOnAnotherMachineIsTheSameCase) {
@@ -175,19 +166,19 @@ TEST(DecideRerun, ACaseFromAnotherMachineAndAMigratedHarnessCarryTogether) {
 TEST(DecideRerun, NoMigrationCarriesAResultWhoseOtherKeyFieldsChangedOrWhoseDigestItDoesNotKnow) {
   LibraryIndex index = Index();
   const PathSpec path = MigratedPath();
-  const JobKey now = KeyUnder(path, path.harness);
+  const JobKey now = CaseKey("fp", path.harness);
   // another torch as well: the harness migration does not speak for it
-  RerunDecision torch = DecideRerun(Stored(KeyUnder(path, "h0", "2.12"), Status::ok, 0), now, {&index, "fp-lib"},
+  RerunDecision torch = DecideRerun(Stored(CaseKey("fp", "h0", "2.12"), Status::ok, 0), now, {&index, "fp-lib"},
                                     RetryFailed::no, &path);
   EXPECT_TRUE(torch.run);
   EXPECT_EQ(torch.cause, RerunCause::harness_changed);
   // a digest no chain leads from
   RerunDecision unknown =
-      DecideRerun(Stored(KeyUnder(path, "h-other"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no, &path);
+      DecideRerun(Stored(CaseKey("fp", "h-other"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no, &path);
   EXPECT_TRUE(unknown.run);
   EXPECT_EQ(unknown.Why(), "the harness code of path onnx changed");
   // without the path's description, nothing is carried
-  EXPECT_TRUE(DecideRerun(Stored(KeyUnder(path, "h1"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no).run);
+  EXPECT_TRUE(DecideRerun(Stored(CaseKey("fp", "h1"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no).run);
 }
 
 TEST(DecideRerun, ACaseThatChangedOnAnotherMachineSaysWhereItWasMeasured) {
