@@ -127,6 +127,16 @@ def test_a_harness_migration_re_probes_only_the_results_it_can_change(binary, tm
     assert ("measured under an earlier harness of path export, which migration test-rewording carries over"
             in explain.stdout), explain.stdout
 
+    # A run under the new harness that leaves the marked result (here: --only another case) records
+    # the new descriptions; merge then names that result as stale, not as another environment.
+    partial = run("--only", "double")
+    assert "0 to run" in partial.stderr, partial.stderr
+    early = opsweep("merge", "--db", str(db), "-o", str(tmp_path / "early.json"), ok=False)
+    assert early.returncode != 0 and not (tmp_path / "early.json").exists()
+    assert ("1 result measured under an earlier harness is stale: migration test-rewording re-runs the results whose "
+            f"record says '{FROZEN}' (python_coin[random] / export); finish them with `opsweep run`") in early.stderr
+    assert "different environments" not in early.stderr, early.stderr
+
     second = run()
     assert "1 to run: 1 harness changed; 5 current" in second.stderr
     after = stored()

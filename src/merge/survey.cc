@@ -350,6 +350,7 @@ std::map<std::string, std::set<std::string>> CheckEnvironments(Survey* survey) {
   std::vector<std::string> unreadable;
   std::map<std::string, std::vector<json>> by_path;  // path -> key fields of its results
   std::map<std::string, std::vector<std::string>> files_by_path;
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> marked;  // (migration, mark) -> jobs
   for (const auto& [key, result] : survey->results) {
     json kf = json::parse(result.row.key_fields_json, nullptr, false);
     if (!kf.is_object()) {
@@ -360,12 +361,20 @@ std::map<std::string, std::set<std::string>> CheckEnvironments(Survey* survey) {
       if (field != "case" && field != "path" && field != "harness") key_values[field].insert(ValueText(value));
     }
     // A result measured under an earlier harness of its path that the path's migrations carry over
-    // counts as measured under the current one (core/path_spec.h, as `opsweep run` judges it).
+    // counts as measured under the current one (core/path_spec.h, as `opsweep run` judges it); one
+    // a migration marks is stale, and said so by name rather than as another environment.
     if (const PathSpec* path = FindPath(survey->paths, key.second);
         path && !path->migrations.empty() && kf.contains("harness") && kf["harness"].is_string() &&
         kf["harness"] != path->harness) {
       auto chain = MigrationChain(*path, kf["harness"].get<std::string>());
-      if (chain && CarriesOver(*chain, result.row.record_json, nullptr, nullptr)) kf["harness"] = path->harness;
+      std::string mark;
+      const HarnessMigration* by = nullptr;
+      if (chain) {
+        if (!CarriesOver(*chain, result.row.record_json, &mark, &by)) {
+          marked[{by->id, mark}].push_back(key.first + " / " + key.second);
+        }
+        kf["harness"] = path->harness;
+      }
     }
     by_path[key.second].push_back(std::move(kf));
     files_by_path[key.second].push_back(result.db_file);
@@ -389,6 +398,13 @@ std::map<std::string, std::set<std::string>> CheckEnvironments(Survey* survey) {
         seen.files.insert(files_by_path[path][r]);
       }
     }
+  }
+  for (const auto& [by, jobs] : marked) {
+    survey->problems.push_back(fmt::format("{} measured under an earlier harness {} stale: migration {} re-runs the "
+                                           "results whose record says '{}' ({}); finish them with `opsweep run` and "
+                                           "merge again",
+                                           Count(jobs.size(), "result"), jobs.size() == 1 ? "is" : "are", by.first,
+                                           by.second, Few(jobs)));
   }
   if (!unreadable.empty()) {
     survey->problems.push_back(fmt::format("{} {} unreadable key fields: {}", Count(unreadable.size(), "result"),
