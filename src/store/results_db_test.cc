@@ -315,16 +315,21 @@ TEST(ResultsDb, AnInventoryRecordsEachCasesIdentityUnderItsRunsMachineAndImportK
   EXPECT_EQ(imported, ids);
 }
 
-TEST(ResultsDb, AFileWithoutCaseIdentitiesReadsAsHavingNone) {
-  TempDir dir;
-  std::string file = MakeFullDb(dir, "old.db");
+// Runs `sql` on `file` outside opsweep (a file as another version or tool left it), WAL folded in.
+void ExecRaw(const std::string& file, const std::string& sql) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE); DROP TABLE case_identities; PRAGMA journal_mode=DELETE;",
+  ASSERT_EQ(sqlite3_exec(raw, ("PRAGMA wal_checkpoint(TRUNCATE); " + sql + " PRAGMA journal_mode=DELETE;").c_str(),
                          nullptr, nullptr, nullptr),
             SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
+}
+
+TEST(ResultsDb, AFileWithoutCaseIdentitiesReadsAsHavingNone) {
+  TempDir dir;
+  std::string file = MakeFullDb(dir, "old.db");
+  ExecRaw(file, "DROP TABLE case_identities;");
   const std::string before = ReadBytes(file);
   std::string err;
   {
@@ -344,15 +349,8 @@ TEST(ResultsDb, AFileWithoutCaseIdentitiesReadsAsHavingNone) {
 
 // Makes `file` what opsweep wrote before schema 3: no runs.machine_json, schema 2 in meta.
 void DowngradeToSchemaTwo(const std::string& file) {
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw,
-                         "PRAGMA wal_checkpoint(TRUNCATE); ALTER TABLE runs DROP COLUMN machine_json; "
-                         "UPDATE meta SET value='2' WHERE key='schema'; PRAGMA journal_mode=DELETE;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ExecRaw(file, "ALTER TABLE runs DROP COLUMN machine_json; DROP TABLE case_identities; "
+                "UPDATE meta SET value='2' WHERE key='schema';");
 }
 
 TEST(ResultsDb, SchemaTwoIsReadAsItIsAndMigratedOnlyWhenWritten) {
