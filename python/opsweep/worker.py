@@ -417,7 +417,10 @@ def load(args: argparse.Namespace, started_ns: int) -> Loaded:
     tracker = None
     if library is not None:
         index = deps.LibraryIndex.build(library, cache_path=args.index_cache, started_ns=started_ns)
-        tracker = deps.DepsTracker(index, watch.hidden_deps(index))
+        imports = deps.JobImports(lambda f: index.relative(f) is not None).install()
+        hidden = watch.hidden_deps(index)
+        hidden.reader_dirs = tuple(os.path.join(d, "") for d in registry_folders(args.registry))
+        tracker = deps.DepsTracker(index, hidden, imports)
     return Loaded(cases, library, name, fingerprint, error, tracker, registry_folders(args.registry))
 
 

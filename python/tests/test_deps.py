@@ -27,6 +27,7 @@ from opsweep import deps
 from opsweep.library import Library
 
 DEPS_REGISTRY = os.path.join(FIXTURES, "cases_deps.py")
+STATE_REGISTRY = os.path.join(FIXTURES, "cases_deps_state.py")
 PATHS = ("export", "compile")
 
 
@@ -328,7 +329,8 @@ def test_the_index_message_lists_every_function_and_module(depfix_run):
     assert index["version"] == deps.INDEX_VERSION and index["library"] == "depfix"
     assert "depfix/ops.py:_plus" in index["functions"] and "depfix/unrelated.py:unused" in index["functions"]
     assert set(index["modules"]) == {f"depfix/{m}.py" for m in (
-        "__init__", "cached", "capture", "constants", "import_time", "modules", "ops", "unrelated")}
+        "__init__", "cached", "capture", "constants", "import_time", "modules", "ops", "unrelated",
+        "filled", "near", "alias", "attr", "late_table", "lazyuse", "registering")}
     for record in depfix_run["records"].values():  # recorded digests are the index's own
         for name, d in record["deps"]["functions"].items():
             assert index["functions"][name] == d, name
@@ -382,6 +384,67 @@ def test_a_skipped_case_depends_on_nothing(depfix_run):
         assert depfix_run["records"][("skipped", path)]["deps"] == {"functions": {}, "modules": {}}
 
 
+@pytest.fixture(scope="module")
+def state_run(tmp_path_factory):
+    return run_registry(STATE_REGISTRY, str(tmp_path_factory.mktemp("deps-state") / "worker.log"))
+
+
+FILLER = {"depfix/filled.py:fill_and_scale", "depfix/filled.py:_compute"}
+
+
+def test_a_filled_cache_is_a_dependency_of_its_readers_only(state_run):
+    r = state_run["records"]
+    for path in PATHS:
+        assert r[("fill", path)]["status"] == "ok"
+        assert FILLER <= functions(r[("fill", path)])
+        # near.py imports filled.py (it is in near's import closure) and never reads its cache
+        assert functions(r[("near", path)]) == {"depfix/near.py:near_op"}, path
+        # by attribute (filled._TABLES) and under another name (from filled import _TABLES as T)
+        assert functions(r[("attr", path)]) == {"depfix/attr.py:via_attr", *FILLER}, path
+        assert functions(r[("alias", path)]) == {"depfix/alias.py:via_alias", *FILLER}, path
+
+
+def test_a_module_first_imported_by_a_job_keeps_what_its_import_ran(state_run):
+    r = state_run["records"]
+    for path in PATHS:
+        # the import ran build(): the importing job and a later reader depend on it, and on
+        # nothing else the importing job ran (ops._plus is use_late's own, not the module's)
+        assert functions(r[("late_first", path)]) == {
+            "depfix/lazyuse.py:use_late", "depfix/ops.py:_plus", "depfix/late_table.py:build"}, path
+        assert functions(r[("late_again", path)]) == {
+            "depfix/lazyuse.py:late_again", "depfix/late_table.py:build"}, path
+        # registering.py's import wrote filled._TABLES["registered"]: a later reader of the cache
+        # depends on what that import ran
+        assert functions(r[("register_late", path)]) == {
+            "depfix/lazyuse.py:register_late", "depfix/registering.py:_reg_value"}, path
+        assert "depfix/registering.py:_reg_value" in functions(r[("attr_late", path)]), path
+
+
+def test_the_state_of_a_module_is_taken_per_name():
+    mod = type(sys)("fake_state_module")
+    mod.CACHE = {}
+    mod.LIMIT = 3
+
+    class Box:
+        memo: dict = {}
+
+    Box.__module__ = mod.__name__
+    mod.Box = Box
+    before = deps.state_parts(mod)
+    mod.CACHE["k"] = 1.0  # a container's members
+    Box.memo["k"] = 2.0  # a class attribute's members
+    after = deps.state_parts(mod)
+    assert {k for k in {*before, *after} if before.get(k) != after.get(k)} == {("CACHE",), ("Box", "memo")}
+
+
+def test_spelled_names_cover_attributes_globals_and_getattr_strings():
+    def reader(m):
+        return m._CACHE, GLOBAL_NAME, getattr(m, "memo_by_string")  # noqa: F821
+
+    names = deps.hidden.spelled_names([reader.__code__])
+    assert {"_CACHE", "GLOBAL_NAME", "memo_by_string", "getattr"} <= names
+
+
 # ---------------------------------------------------------------------------------------------
 # Soundness: which stored records an edit makes stale
 
@@ -401,15 +464,24 @@ def stale(records: dict[Any, dict[str, Any]], index: dict[str, Any]) -> set[tupl
     return out
 
 
-@pytest.fixture(scope="module")
-def copied_run(tmp_path_factory):
-    """A run over a copy of depfix and its registry (the copy is what gets edited)."""
-    root = tmp_path_factory.mktemp("depfix-copy")
+def copy_and_run(root: Any, registry: str) -> dict[str, Any]:
+    """A run over a copy of depfix and ``registry`` (the copy is what gets edited)."""
     shutil.copytree(os.path.join(FIXTURES, "depfix"), root / "depfix",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(DEPS_REGISTRY, root / "cases_deps.py")
-    run = run_registry(str(root / "cases_deps.py"), str(root / "worker.log"))
+    copied = root / os.path.basename(registry)
+    shutil.copy(registry, copied)
+    run = run_registry(str(copied), str(root / "worker.log"))
     return {"root": str(root), **run}
+
+
+@pytest.fixture(scope="module")
+def copied_run(tmp_path_factory):
+    return copy_and_run(tmp_path_factory.mktemp("depfix-copy"), DEPS_REGISTRY)
+
+
+@pytest.fixture(scope="module")
+def copied_state_run(tmp_path_factory):
+    return copy_and_run(tmp_path_factory.mktemp("depfix-state-copy"), STATE_REGISTRY)
 
 
 def current_index(root: str) -> dict[str, Any]:
@@ -451,6 +523,28 @@ def test_an_edit_makes_stale_exactly_the_jobs_that_ran_it(copied_run, file, old,
     finally:
         with open(path, "w", encoding="utf-8") as f:
             f.write(original)
+
+
+STATE_EDITS = [
+    # the cache's filler: the filling case and the two that read the cache, not near (an importer)
+    ("filled.py", "return 2.0", "return 2.5",
+     {(c, p) for c in ("fill", "alias", "attr", "attr_late") for p in PATHS}),
+    # the module-level code of filled.py: every case whose import closure holds it
+    ("filled.py", "_TABLES: dict = {}", "_TABLES: dict = {'k': 1.5}",
+     {(c, p) for c in ("fill", "near", "alias", "attr", "attr_late", "register_late") for p in PATHS}),
+    ("near.py", "return x - 1.0", "return x - 2.0", {("near", p) for p in PATHS}),
+    # what a job's first import of late_table ran: both cases that read LATE
+    ("late_table.py", "return [3.0]", "return [4.0]", {(c, p) for c in ("late_first", "late_again") for p in PATHS}),
+    # what registering.py's import wrote into filled's cache: its importer and the later reader
+    ("registering.py", "return 0.5", "return 0.25", {(c, p) for c in ("register_late", "attr_late") for p in PATHS}),
+    # ops._plus ran in late_first's job only (not at late_table's import)
+    ("ops.py", "return x + value", "return x + value + 0.0", {("late_first", p) for p in PATHS}),
+]
+
+
+@pytest.mark.parametrize("file, old, new, want", STATE_EDITS, ids=[f"{e[0]}:{e[1][:24]}" for e in STATE_EDITS])
+def test_an_edit_of_module_state_makes_stale_exactly_its_readers(copied_state_run, file, old, new, want):
+    test_an_edit_makes_stale_exactly_the_jobs_that_ran_it(copied_state_run, file, old, new, want)
 
 
 def test_a_new_file_makes_nothing_stale(copied_run):

@@ -5,8 +5,9 @@ that ran the edited code: a build tool's rule, rebuild what depends on the edite
 
 - ``index``: the pieces (functions and modules) and their digests, by parsing the library;
 - ``recorder``: what a job entered (a C-level profiler, and Dynamo's translated code);
-- ``hidden``: what a job depends on without entering it (what a module's import ran; what earlier
-  jobs ran when they changed a module's state, such as a cache filled on first use);
+- ``hidden``: what a job depends on without entering it (what a module's import ran, at the
+  registries' loading or on a job's first use; what earlier jobs ran when they changed module state
+  this job can read, such as a cache filled on first use);
 - ``DepsTracker`` (here): the worker's view across jobs, turning a job's recording into its deps.
 
 When the recording cannot be trusted (another profiler displaced ours, a library module was
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opsweep.deps.hidden import HiddenDeps, ImportWatch, loaded_modules, state_signature
+from opsweep.deps.hidden import HiddenDeps, ImportWatch, JobImports, loaded_modules, state_parts, state_signature
 from opsweep.deps.index import (
     CHANGED_DURING_RUN,
     INDEX_VERSION,
@@ -40,15 +41,19 @@ class DepsTracker:
     the recording cannot be trusted), and the module state it changed noted for later jobs.
     """
 
-    def __init__(self, index: LibraryIndex, hidden: HiddenDeps):
+    def __init__(self, index: LibraryIndex, hidden: HiddenDeps, imports: JobImports | None = None):
         self.index = index
         self.hidden = hidden
+        self.imports = imports  # library modules imported after the registries' loading
 
     def end(self, recorder: Recorder) -> dict[str, Any] | None:
+        imported: set[FunctionId] = set()
+        if self.imports is not None:  # what this job's imports ran, before its deps are taken
+            imported = self.imports.drain(self.index, self.hidden)
         deps = None if recorder.problem else self.index.deps(recorder.all_codes(), self.hidden)
         functions = None
-        if deps is not None:
-            functions = {(n.rpartition(":")[0], n.rpartition(":")[2]) for n in deps["functions"]}
+        if deps is not None:  # what changed module state in this job: its code and its imports'
+            functions = {(n.rpartition(":")[0], n.rpartition(":")[2]) for n in deps["functions"]} | imported
         self.hidden.after(self.index, functions)
         return deps
 
@@ -62,6 +67,7 @@ __all__ = [
     "FunctionId",
     "HiddenDeps",
     "ImportWatch",
+    "JobImports",
     "LibraryIndex",
     "Recorder",
     "digest",
@@ -69,5 +75,6 @@ __all__ = [
     "index_file",
     "loaded_modules",
     "prepare_recording",
+    "state_parts",
     "state_signature",
 ]

@@ -429,6 +429,9 @@ class LibraryIndex:
 
     def deps(self, codes: Iterable[types.CodeType], hidden: HiddenDeps) -> dict[str, Any] | None:
         """``record.deps`` for a job that entered ``codes``; None when it cannot be trusted."""
+        from opsweep.deps.hidden import spelled_names
+
+        codes = list(codes)
         functions: set[FunctionId] = set()
         roots: set[str] = set()
         for code in codes:
@@ -438,6 +441,11 @@ class LibraryIndex:
             roots.add(rel)
             if qual is not None:
                 functions.add((rel, qual))
+        # module state changed after its import (a filled cache) that this job's code can read
+        readers = hidden.reader_dirs
+        spelling = [c for c in codes if isinstance(c, types.CodeType) and (
+            self.relative(c.co_filename) is not None or (readers and c.co_filename.startswith(readers)))]
+        functions |= hidden.functions_read(self, roots, spelled_names(spelling))
         # the closure and the hidden dependencies of its modules, until neither grows: a hidden
         # function counts like an entered one (its file and its body's imports join the closure)
         todo = set(functions)

@@ -201,6 +201,11 @@ class Recorder:
             self._profiler.disable()
 
     @property
+    def profiler(self) -> Any:
+        """The profiler of the running window (None outside ``start``/``stop``)."""
+        return self._profiler
+
+    @property
     def paused(self) -> bool:
         return self._paused > 0
 
