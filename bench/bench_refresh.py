@@ -306,6 +306,9 @@ def main() -> None:
                          "else every onnx job is planned as stale")
     ap.add_argument("--module-edit", choices=["run", "plan"], default="run",
                     help="plan: measure the module-level edit's plan only (--dry-run; at full scale it is thousands of jobs)")
+    ap.add_argument("--inductor-cache", default=None,
+                    help="copy this inductor cache (a survey's <db dir>/inductor-cache) beside the bench's database first: "
+                         "the refresh of a maintainer who keeps the survey's cache, against the default cold one")
     ap.add_argument("--startup-timeout", default=None, help="passed to every `opsweep run` (a loaded machine starts workers slowly)")
     ap.add_argument("--run-edits", default=None,
                     help="comma-separated kornia files (e.g. color/gray.py) whose function edit is run; the other edits "
@@ -325,6 +328,9 @@ def main() -> None:
         shutil.copytree(kornia_dir(), os.path.join(site, "kornia"), ignore=shutil.ignore_patterns("__pycache__"))
         env = env_for(site)
         db = os.path.join(work, "results.db")
+        if args.inductor_cache:
+            # opsweep run sets TORCHINDUCTOR_CACHE_DIR to <db dir>/inductor-cache
+            shutil.copytree(args.inductor_cache, os.path.join(work, "inductor-cache"))
         run_args = ["--db", db, "-j", args.j, "--paths", args.paths] + (["--opset", args.opset] if args.opset else [])
         run_args += ["--startup-timeout", args.startup_timeout] if args.startup_timeout else []
         if args.preset:
@@ -334,7 +340,9 @@ def main() -> None:
             registries = sorted(os.path.join(REGISTRIES, f) for f in os.listdir(REGISTRIES) if f.startswith("cases_"))
         # checkout-relative where they are inside it: nothing written names this machine's folders
         rel = lambda path: os.path.relpath(path, ROOT) if path and path.startswith(ROOT + os.sep) else path  # noqa: E731
-        results: dict = {"binary": rel(args.binary), "mode": args.preset or rel(args.survey) or "synthetic", "steps": []}
+        results: dict = {"binary": rel(args.binary), "mode": args.preset or rel(args.survey) or "synthetic", "steps": [],
+                         "inductor_cache": "seeded from " + rel(os.path.abspath(args.inductor_cache)) if args.inductor_cache
+                         else "cold"}
         if args.synthetic:
             synthetic(args, env, work, db, run_args, registries, results)
             if args.json:
