@@ -46,6 +46,11 @@ std::optional<std::pair<double, size_t>> DurationModel::Ratio(const std::string&
   return out;
 }
 
+bool DurationModel::Measured(const std::string& case_name, const std::string& path) const {
+  auto c = by_case_.find(case_name);
+  return c != by_case_.end() && c->second.count(path) > 0;
+}
+
 double DurationModel::Expected(const std::string& case_name, const std::string& path) const {
   auto c = by_case_.find(case_name);
   if (c == by_case_.end()) return Default(path);

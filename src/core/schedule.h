@@ -36,6 +36,9 @@ class DurationModel {
 
   // The expected seconds of (case, path) by the rules above.
   double Expected(const std::string& case_name, const std::string& path) const;
+  // Whether that expectation is rule 1, the job's own measured duration (else it is derived from
+  // other jobs, and can be off by a factor the measured ones are not).
+  bool Measured(const std::string& case_name, const std::string& path) const;
 
   // The median ratio path `to` / path `from` over cases measured on both, and how many cases that
   // is; nullopt below kMinRatioPairs.

@@ -58,6 +58,10 @@ TEST(DurationModel, ScalesAnotherPathByTheMedianRatio) {
   EXPECT_EQ(m.Expected("slow", "compile"), 80);  // 40 s to ONNX: slow under compile too
   EXPECT_EQ(m.Expected("unknown", "compile"), 20);  // nothing known: the default
   EXPECT_EQ(m.Expected("slow", "export"), 3);       // no export measured anywhere: the default
+  // only a job's own duration is a measurement of it (the progress ETA paces the rest apart)
+  EXPECT_TRUE(m.Measured("c3", "compile"));
+  EXPECT_FALSE(m.Measured("slow", "compile"));
+  EXPECT_FALSE(m.Measured("unknown", "compile"));
 }
 
 TEST(DurationModel, TooFewPairsOrNoiseGivesTheDefault) {

@@ -49,7 +49,7 @@ std::string Progress::StatusText() {
         const double overall = actual_done / expected_done;
         double remaining = 0;
         for (const auto& [name, g] : groups_) {
-          const double ratio = g.expected_done > 0 && g.actual_done > 0 ? g.actual_done / g.expected_done : overall;
+          const double ratio = g.recent_expected > 0 && g.recent_actual > 0 ? g.recent_actual / g.recent_expected : overall;
           remaining += std::max(0.0, g.expected_total - g.expected_done) * ratio;
         }
         eta = remaining * elapsed / actual_done;
@@ -85,8 +85,17 @@ void Progress::OnOutcome(Status status, double expected_s, const std::string& gr
   ++done_;
   if (expected_s > 0) expected_done_s_ += expected_s;
   if (auto it = groups_.find(group); it != groups_.end() && expected_s > 0 && actual_s >= 0) {
-    it->second.expected_done += expected_s;
-    it->second.actual_done += actual_s;
+    Group& g = it->second;
+    g.expected_done += expected_s;
+    g.actual_done += actual_s;
+    g.recent.emplace_back(expected_s, actual_s);
+    g.recent_expected += expected_s;
+    g.recent_actual += actual_s;
+    if (g.recent.size() > kRecentOutcomes) {
+      g.recent_expected -= g.recent.front().first;
+      g.recent_actual -= g.recent.front().second;
+      g.recent.pop_front();
+    }
   }
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (kAllStatuses[i] == status) ++counts_[i];

@@ -5,11 +5,16 @@
 // The ETA weighs jobs by their expected seconds (core/schedule.h) when the caller gives them: jobs run
 // longest first, so counting jobs alone would promise a slow finish early on. It is the expected
 // seconds still to run times the measured wall seconds per expected second so far. When jobs come
-// in groups (paths) whose expectations can be off by different factors (a path's previous
-// durations measured under an older harness), each group's remaining expected seconds are scaled
-// by that group's own measured / expected ratio so far, once it has one.
+// in groups whose expectations can be off by different factors (a path's previous durations
+// measured under an older harness; a new path's durations derived from another path's, see
+// core/schedule.h), each group's remaining expected seconds are scaled by that group's own
+// measured / expected ratio, once it has one, over its last kRecentOutcomes jobs: jobs run
+// longest first, so the recent ones are the most like those still to run (a derived expectation
+// can be right for the long jobs and 5 times too short for the short ones).
 #pragma once
 #include <array>
+#include <deque>
+#include <utility>
 #include <map>
 #include <string>
 #include <string_view>
@@ -25,6 +30,8 @@ std::string FormatDuration(double seconds);
 
 class Progress {
  public:
+  static constexpr size_t kRecentOutcomes = 32;
+
   // `expected_total_s`: the sum of the jobs' expected seconds, or 0 to count jobs only.
   Progress(Terminal* terminal, Clock* clock, size_t total, size_t reused, double expected_total_s = 0);
 
@@ -55,6 +62,8 @@ class Progress {
   double expected_done_s_ = 0;
   struct Group {
     double expected_total = 0, expected_done = 0, actual_done = 0;
+    std::deque<std::pair<double, double>> recent;  // (expected, actual) of its last jobs
+    double recent_expected = 0, recent_actual = 0;
   };
   std::map<std::string, Group> groups_;
   std::array<size_t, kAllStatuses.size()> counts_{};

@@ -63,6 +63,27 @@ TEST(Progress, EachPathsRemainingJobsGoAtThatPathsOwnPace) {
   EXPECT_NE(p.StatusText().find("ETA 1m30s"), std::string::npos) << p.StatusText();
 }
 
+TEST(Progress, AGroupsPaceIsItsRecentJobsPace) {
+  FakeClock clock;
+  FakeTerminal term(false);
+  // A new path's expectations derived from another path's durations: right for its 40 long jobs
+  // (10 s each), 5 times too short for its 100 short ones (1 s expected, 5 s taken).
+  Progress p(&term, &clock, 140, 0, 500);
+  for (int i = 0; i < 40; ++i) p.Expect("compile-dynamic (derived)", 10);
+  for (int i = 0; i < 100; ++i) p.Expect("compile-dynamic (derived)", 1);
+  for (int i = 0; i < 40; ++i) {
+    clock.Advance(10);
+    p.OnOutcome(Status::ok, 10, "compile-dynamic (derived)", 10);
+  }
+  for (int i = 0; i < Progress::kRecentOutcomes; ++i) {
+    clock.Advance(5);
+    p.OnOutcome(Status::ok, 1, "compile-dynamic (derived)", 5);
+  }
+  // 68 short jobs left at the pace of the last 32 (5 s each): 340 s. The pace of all jobs so far
+  // (560 s for 432 expected) would say 88 s.
+  EXPECT_NE(p.StatusText().find("ETA 5m40s"), std::string::npos) << p.StatusText();
+}
+
 TEST(Progress, PlainOutputPrintsEveryFivePercentOrTenSeconds) {
   FakeClock clock;
   FakeTerminal term(false);

@@ -18,6 +18,7 @@ namespace {
 struct PendingJob {
   std::string case_name;
   std::string path;
+  std::string pace;  // its group in the progress ETA: the path, apart for derived expectations
   JobKey key;
   std::optional<StoredJob> stored;
   RerunDecision decision;
@@ -44,7 +45,7 @@ class StoringObserver : public RunObserver {
     r.run_id = run_id_;
     r.finished = clock_->UtcIso();
     if (!store_->PutResult(r, err)) return false;
-    progress_->OnOutcome(outcome.status, job.expected_s, job.path, outcome.duration_s);
+    progress_->OnOutcome(outcome.status, job.expected_s, job.pace, outcome.duration_s);
     return true;
   }
   void OnTick() override { progress_->Tick(); }
@@ -113,8 +114,9 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   std::vector<double> expected;
   for (PlannedDecision& d : plan.jobs) {
     if (!d.decision.run) continue;
-    PendingJob job{d.job.case_name, d.job.path, d.key, d.stored, d.decision,
-                   durations.Expected(d.job.case_name, d.job.path)};
+    PendingJob job{d.job.case_name, d.job.path,
+                   d.job.path + (durations.Measured(d.job.case_name, d.job.path) ? "" : " (derived)"),
+                   d.key, d.stored, d.decision, durations.Expected(d.job.case_name, d.job.path)};
     expected.push_back(job.expected_s);
     pending.push_back(std::move(job));
   }
@@ -160,7 +162,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   double expected_total = 0;
   for (double e : expected) expected_total += e;
   Progress progress(terminal_, clock_, jobs.size(), summary->reused, expected_total);
-  for (const PendingJob& job : ordered) progress.Expect(job.path, job.expected_s);
+  for (const PendingJob& job : ordered) progress.Expect(job.pace, job.expected_s);
   StoringObserver observer(store_, clock_, &progress, &ordered, run_id);
   std::string run_err;
   end = supervisor_->Run(jobs, &observer, &run_err);
