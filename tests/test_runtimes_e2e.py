@@ -110,6 +110,29 @@ def test_opsets_reach_the_workers_and_key_the_onnx_jobs_only(tmp_path):
     assert json.loads(res[("ok_a", "onnx")]["key_fields_json"])["opsets"] == "17"
 
 
+def test_without_opset_a_run_goes_on_with_the_databases_opsets(tmp_path):
+    # A refresh of a survey measured with --opset 17,23 that forgets --opset must not count every
+    # onnx job as changed (the CI gate's scripts pass no --opset)
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}, {"name": "ok_b"}], paths=["onnx", "export"])
+    assert h.run(["--cases", reg, "--opset", "23,17"], tmp_path).returncode == 0
+    for extra in (["--dry-run"], []):
+        p = h.run(["--cases", reg, *extra], tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert "opsweep run: --opset 17,23, as the database's onnx results were measured" in p.stderr, p.stderr
+        assert re.search(r"\b0 to run\b.*\b4 current\b", p.stderr), p.stderr
+    db = tmp_path / ".opsweep" / "results.db"
+    assert json.loads(h.runs(db)[-1]["env_json"])["opsets"] == "17,23"  # what the workers were given
+    # an explicit --opset still wins, and a new database starts from the default
+    p = h.run(["--cases", reg, "--opset", "17"], tmp_path)
+    assert p.returncode == 0 and "as the database's" not in p.stderr
+    assert re.search(r"\b2 to run\b.*\b2 current\b", p.stderr), p.stderr
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    p = h.run(["--cases", reg], fresh)
+    assert p.returncode == 0 and "as the database's" not in p.stderr, p.stderr
+    assert "opsets" not in json.loads(h.runs(fresh / ".opsweep" / "results.db")[0]["env_json"])
+
+
 def test_a_bad_opset_list_is_one_line_and_exit_2(tmp_path):
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
     for value in ("x", "17.5", "-3", "1234"):

@@ -163,5 +163,21 @@ bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::s
   return true;
 }
 
+bool OpsetsOfDatabase(const ResultsDb& db, std::string* out, std::string* note, std::string* err) {
+  out->clear();
+  note->clear();
+  std::string stored;
+  if (!db.StoredOpsets(&stored, err)) return false;
+  if (stored.empty() || stored == "18") return true;
+  std::vector<std::string> items;
+  std::stringstream in(stored);
+  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+  if (!ParseOpsets(items, out, err)) {
+    *err = "the opsets of the database's onnx results: " + *err;
+    return false;
+  }
+  *note = fmt::format("--opset {}, as the database's onnx results were measured (give --opset to change)", *out);
+  return true;
+}
 
 }  // namespace opsweep::cli

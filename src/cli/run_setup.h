@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "store/results_db.h"
+
 namespace opsweep::cli {
 
 // The workers' Python: --python, else $OPSWEEP_PYTHON, else `python3` beside the opsweep
@@ -34,6 +36,11 @@ bool ResolveRegistries(const std::string& python, const std::string& preset, con
 // "--opset 23,17,18" -> "17,18,23": whole numbers, sorted, each once (run and explain). The worker
 // checks them against the onnx it has (and always measures 18, the onnx path's own opset).
 bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::string* err);
+
+// Without --opset, a survey goes on with the opsets its database's onnx results were measured with
+// (ResultsDb::StoredOpsets), so that a refresh does not count every onnx job as changed; `*out` is
+// left empty when there are none (the default, 18 alone). `*note` says where they came from.
+bool OpsetsOfDatabase(const ResultsDb& db, std::string* out, std::string* note, std::string* err);
 
 // CPUs this process may run on.
 int AvailableCores();

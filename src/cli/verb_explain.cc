@@ -77,8 +77,9 @@ std::string ReasonOf(const Classifier& classifier, const std::string& path, cons
 }
 
 // Starts one worker for today's hello, inventory and index.
-bool AskWorker(const ExplainOptions& o, const fs::path& db_path, HelloMessage* hello, std::vector<CaseEntry>* inventory,
-               LibraryIndex* index, std::string* err) {
+// `db_opsets`: the database's opsets (OpsetsOfDatabase), used when --opset is not given.
+bool AskWorker(const ExplainOptions& o, const fs::path& db_path, const std::string& db_opsets, HelloMessage* hello,
+               std::vector<CaseEntry>* inventory, LibraryIndex* index, std::string* err) {
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
   if (!ResolveRegistries(python, o.preset, o.cases, &registries, err)) return false;
@@ -86,6 +87,7 @@ bool AskWorker(const ExplainOptions& o, const fs::path& db_path, HelloMessage* h
   command.program = WorkerProgram(python);
   command.registries = registries;
   command.library = o.library;
+  command.opsets = db_opsets;
   if (!o.opsets.empty() && !ParseOpsets(o.opsets, &command.opsets, err)) return false;
   command.index_cache = (db_path.parent_path() / "index-cache.json").string();
   command.log_dir = (db_path.parent_path() / "logs" / "explain").string();  // apart from a running survey's
@@ -105,6 +107,7 @@ int Explain(const ExplainOptions& o) {
   std::vector<StoredResult> results;
   std::vector<RunInfo> runs;
   std::vector<CaseIdentity> identities;
+  std::string db_opsets;
   std::error_code ec;
   if (fs::exists(db_path, ec)) {
     ResultsDb db;
@@ -112,6 +115,8 @@ int Explain(const ExplainOptions& o) {
         !db.LoadRuns(&runs, &err) || !db.LoadIdentities(&identities, &err)) {
       return Error(kExitBadInput, err);
     }
+    std::string note;
+    if (o.opsets.empty() && !OpsetsOfDatabase(db, &db_opsets, &note, &err)) return Error(kExitBadInput, err);
   }
   std::map<std::string, const StoredResult*> stored;  // by path, this case only
   for (const StoredResult& r : results) {
@@ -129,7 +134,7 @@ int Explain(const ExplainOptions& o) {
     HelloMessage hello;
     std::vector<CaseEntry> inventory;
     LibraryIndex index;
-    if (!AskWorker(o, db_path, &hello, &inventory, &index, &err)) return Error(kExitBadInput, err);
+    if (!AskWorker(o, db_path, db_opsets, &hello, &inventory, &index, &err)) return Error(kExitBadInput, err);
     for (const CaseEntry& c : inventory) in_registries |= c.name == o.case_name;
     if (in_registries) {
       PlanRequest request;
@@ -227,7 +232,7 @@ void RegisterExplain(CLI::App& app, int* status) {
   cmd->add_option("--preset", opts->preset, "A bundled subset instead of every bundled registry (e.g. quick)");
   cmd->add_option("--python", opts->python, "Python for the worker (default as for opsweep run)");
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default: from the targets)");
-  cmd->add_option("--opset", opts->opsets, "ONNX opsets as the survey's run gave them (part of the onnx jobs' keys)")
+  cmd->add_option("--opset", opts->opsets, "ONNX opsets as the survey's run gave them (part of the onnx jobs' keys; default: those of the database's onnx results)")
       ->delimiter(',');
   cmd->add_flag("--offline", opts->offline, "Start no worker: show the stored records and keys, without judging currency");
   cmd->add_flag("--deps", opts->deps, "List every library function and module the record depends on");

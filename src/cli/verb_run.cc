@@ -173,6 +173,12 @@ int Run(RunOptions o) {
     store = std::make_unique<DbResultStore>(&db);
   }
 
+  if (o.opsets.empty() && db.is_open()) {
+    std::string note;
+    if (!OpsetsOfDatabase(db, &opsets, &note, &err)) return Error(kExitBadInput, err);
+    if (!note.empty()) fmt::print(stderr, "opsweep run: {}\n", note);
+  }
+
   long long memory_limit = o.memory_limit_mb > 0 ? o.memory_limit_mb * 1024 * 1024
                                                  : static_cast<long long>(0.75 * static_cast<double>(TotalMemoryBytes()) / workers);
 
@@ -254,8 +260,8 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--library", opts->library,
                   "Top-level package of the surveyed library (default: the package most case targets come from)");
   cmd->add_option("--opset", opts->opsets,
-                  "ONNX opsets of the onnx path, comma-separated (default 18; 18 is always measured, each other "
-                  "opset is a sub-verdict of its own)")
+                  "ONNX opsets of the onnx path, comma-separated (default: those the database's onnx results were measured "
+                  "with, else 18; 18 is always measured, each other opset is a sub-verdict of its own)")
       ->delimiter(',');
   cmd->add_option("--memory-limit", opts->memory_limit_text, "MiB per worker process group (default 75% of RAM / workers)");
   cmd->add_option("--max-restarts", opts->max_restarts_text,

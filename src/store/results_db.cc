@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <cstdio>
@@ -464,6 +465,30 @@ bool ResultsDb::LoadRuns(std::vector<RunInfo>* out, std::string* err) const {
     out->push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) { *err = file_ + ": reading runs: " + Describe(db_, rc); return false; }
+  return true;
+}
+
+bool ResultsDb::StoredOpsets(std::string* out, std::string* err) const {
+  if (!db_) { *err = "results database is not open"; return false; }
+  out->clear();
+  Stmt st(db_, "SELECT key_fields_json FROM results WHERE path='onnx'");
+  if (!st.ok()) { *err = file_ + ": " + sqlite3_errmsg(db_); return false; }
+  std::map<std::string, size_t> counts;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    const auto fields = nlohmann::json::parse(st.Text(0), nullptr, false);
+    if (!fields.is_object()) continue;
+    const auto it = fields.find("opsets");
+    if (it != fields.end() && it->is_string() && !it->get<std::string>().empty()) ++counts[it->get<std::string>()];
+  }
+  if (rc != SQLITE_DONE) { *err = file_ + ": reading results: " + Describe(db_, rc); return false; }
+  size_t best = 0;
+  for (const auto& [opsets, n] : counts) {
+    if (n > best) {
+      best = n;
+      *out = opsets;
+    }
+  }
   return true;
 }
 

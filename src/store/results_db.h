@@ -83,6 +83,7 @@ class ResultsDb {
   // *err to one line naming the file and the problem (not a database, foreign, newer schema,
   // corrupt). Never modifies a file it refuses.
   bool Open(const std::string& file, OpenMode mode, std::string* err);
+  bool is_open() const { return db_ != nullptr; }
   const std::string& file() const { return file_; }
 
   // Writes. Each is its own transaction, durable when it returns true.
@@ -107,6 +108,10 @@ class ResultsDb {
   bool LoadRuns(std::vector<RunInfo>* out, std::string* err) const;
   bool LoadIdentities(std::vector<CaseIdentity>* out, std::string* err) const;  // none in an older file
   std::optional<StoredResult> FindResult(const std::string& case_name, const std::string& path) const;
+  // The ONNX opsets the stored onnx results were measured with (their key field "opsets", such as
+  // "17,18,25"), the most common one when they differ (ties: the smaller text); "" when no stored
+  // result has one. What `opsweep run` and `opsweep explain` use when --opset is not given.
+  bool StoredOpsets(std::string* out, std::string* err) const;
 
  private:
   sqlite3* db_ = nullptr;

@@ -134,6 +134,33 @@ TEST(ResultsDb, PutResultUpsertsAndReopenKeepsData) {
   EXPECT_EQ(a->attempts, 2);
 }
 
+TEST(ResultsDb, StoredOpsetsAreTheMostCommonOfTheOnnxResults) {
+  TempDir dir;
+  std::string file = MakeFullDb(dir, "r.db");  // its results have no opsets
+  std::string err, opsets = "x";
+  ResultsDb db;
+  ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
+  ASSERT_TRUE(db.StoredOpsets(&opsets, &err)) << err;
+  EXPECT_EQ(opsets, "");
+  auto with = [](const std::string& name, const std::string& path, const std::string& opsets) {
+    StoredResult r = MakeResult(name, path, "ok");
+    r.key_fields_json = R"({"path":")" + path + R"(","opsets":")" + opsets + R"("})";
+    return r;
+  };
+  ASSERT_TRUE(db.PutResult(with("a", "onnx", "17,18,25"), &err)) << err;
+  ASSERT_TRUE(db.PutResult(with("b", "onnx", "17,18,25"), &err)) << err;
+  ASSERT_TRUE(db.PutResult(with("c", "onnx", "18"), &err)) << err;
+  // other paths do not count, nor does a key that is not JSON
+  ASSERT_TRUE(db.PutResult(with("a", "export", "9"), &err)) << err;
+  ASSERT_TRUE(db.PutResult(with("b", "export", "9"), &err)) << err;
+  ASSERT_TRUE(db.PutResult(with("c", "export", "9"), &err)) << err;
+  StoredResult broken = MakeResult("d", "onnx", "ok");
+  broken.key_fields_json = "{not json";
+  ASSERT_TRUE(db.PutResult(broken, &err)) << err;
+  ASSERT_TRUE(db.StoredOpsets(&opsets, &err)) << err;
+  EXPECT_EQ(opsets, "17,18,25");
+}
+
 TEST(ResultsDb, ReplaceInventoryReplacesAll) {
   TempDir dir;
   std::string file = MakeFullDb(dir, "r.db");
