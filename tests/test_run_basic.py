@@ -254,3 +254,56 @@ def test_a_new_path_needs_nothing_but_its_description(tmp_path):
     fields = json.loads(res[("ok_a", "toy")]["key_fields_json"])
     assert list(fields) == ["case", "path", "harness", "python", "torch", "library"]
     assert fields["harness"] == "harness-toy"
+
+
+def test_durations_from_another_survey_order_a_fresh_database_longest_first(tmp_path):
+    journal = tmp_path / "journal"
+    names = ["a", "b", "c", "d", "e"]
+    reg = h.write_registry(tmp_path, [{"name": f"ok_{n}"} for n in names], journal=str(journal))
+    db = tmp_path / "r.db"
+    base = ["--cases", reg, "--paths", "onnx", "-j", "1", "--db", str(db)]
+    # Without other durations every job expects the path's default (4 s): plan order.
+    p = h.run(base, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert journal.read_text().splitlines() == [f"ok_{n}|onnx" for n in names]
+    # Another survey's timings (a torch release's committed snapshot.timings.json): a fresh database runs
+    # its longest jobs first; a job without a duration there keeps the default, between them.
+    timings = tmp_path / "snapshot.timings.json"
+    timings.write_text(json.dumps({"schema": 1, "records": {
+        "ok_a": {"onnx": {"duration_s": 1.0, "size_kb": 3.1}},
+        "ok_c": {"onnx": {"duration_s": 90.0, "size_kb": None}, "compile": {"duration_s": 500.0, "size_kb": None}},
+        "ok_d": {"onnx": {"duration_s": 12.5, "size_kb": None}},
+        "ok_e": {"onnx": {"duration_s": None, "size_kb": None}},
+        "gone": {"onnx": {"duration_s": 7.0, "size_kb": None}}}}))
+    db.unlink()
+    journal.write_text("")
+    p = h.run([*base, "--durations-from", str(timings)], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert journal.read_text().splitlines() == ["ok_c|onnx", "ok_d|onnx", "ok_b|onnx", "ok_e|onnx", "ok_a|onnx"]
+    # The database's own durations come first: after a run, the file changes nothing in what runs.
+    journal.write_text("")
+    p = h.run([*base, "--durations-from", str(timings)], tmp_path)
+    assert p.returncode == 0 and journal.read_text() == ""
+
+
+def test_durations_from_a_bad_file_is_a_one_line_error_before_anything_is_touched(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
+    db = tmp_path / "r.db"
+    p = h.run(["--cases", reg, "--paths", "onnx", "--db", str(db)], tmp_path)
+    assert p.returncode == 0, p.stderr
+    before = db.read_bytes()
+    bad = tmp_path / "bad.json"
+    for text, message in [
+        (None, "cannot read the file"),
+        ("{not json", "not JSON"),
+        ('{"schema": 1, "records": []}', "not a snapshot timings file"),
+        ('{"schema": 2, "records": {}}', "not a snapshot timings file"),
+        ('{"schema": 1, "records": {"ok_a": {"onnx": 3}}}', "record 'ok_a', path 'onnx'"),
+        ('{"schema": 1, "records": {"ok_a": {"onnx": {"duration_s": "3"}}}}', "record 'ok_a', path 'onnx'"),
+    ]:
+        target = tmp_path / "missing.json" if text is None else bad
+        if text is not None:
+            bad.write_text(text)
+        one_line_error(h.run(["--cases", reg, "--paths", "onnx", "--db", str(db), "--durations-from", str(target)],
+                             tmp_path), 2, message)
+        assert db.read_bytes() == before

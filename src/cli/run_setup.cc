@@ -3,6 +3,7 @@
 #include "cli/capture.h"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 #include <sched.h>
 #include <unistd.h>
 
@@ -177,6 +178,43 @@ bool OpsetsOfDatabase(const ResultsDb& db, std::string* out, std::string* note, 
     return false;
   }
   *note = fmt::format("--opset {}, as the database's onnx results were measured (give --opset to change)", *out);
+  return true;
+}
+
+bool ReadPriorDurations(const std::string& file, std::vector<PriorDuration>* out, std::string* err) {
+  using nlohmann::json;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    *err = fmt::format("--durations-from {}: cannot read the file", file);
+    return false;
+  }
+  json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    *err = fmt::format("--durations-from {}: not JSON (expected a snapshot timings file, snapshot.timings.json)", file);
+    return false;
+  }
+  auto records = doc.is_object() ? doc.find("records") : doc.end();
+  if (!doc.is_object() || records == doc.end() || !records->is_object() ||
+      (doc.contains("schema") && doc["schema"] != 1)) {
+    *err = fmt::format("--durations-from {}: not a snapshot timings file ({{\"schema\":1,\"records\":{{...}}}}, "
+                       "written by opsweep merge beside its snapshot)", file);
+    return false;
+  }
+  for (const auto& [case_name, paths] : records->items()) {
+    if (!paths.is_object()) {
+      *err = fmt::format("--durations-from {}: record '{}' is not an object of paths", file, case_name);
+      return false;
+    }
+    for (const auto& [path, timing] : paths.items()) {
+      auto d = timing.is_object() ? timing.find("duration_s") : timing.end();
+      if (!timing.is_object() || d == timing.end() || !(d->is_null() || d->is_number())) {
+        *err = fmt::format("--durations-from {}: record '{}', path '{}': expected {{\"duration_s\": seconds}}", file,
+                           case_name, path);
+        return false;
+      }
+      if (d->is_number()) out->push_back(PriorDuration{case_name, path, d->get<double>()});
+    }
+  }
   return true;
 }
 

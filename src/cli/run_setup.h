@@ -42,6 +42,18 @@ bool ParseOpsets(const std::vector<std::string>& items, std::string* out, std::s
 // left empty when there are none (the default, 18 alone). `*note` says where they came from.
 bool OpsetsOfDatabase(const ResultsDb& db, std::string* out, std::string* note, std::string* err);
 
+// One job's duration in another survey (`opsweep run --durations-from`).
+struct PriorDuration {
+  std::string case_name, path;
+  double seconds = 0;
+};
+
+// Reads a snapshot timings file (`snapshot.timings.json`, docs/formats.md: {"schema":1,"records":
+// {"<case>":{"<path>":{"duration_s":1.2,...}}}}); durations that are null are skipped. Fails (one
+// line naming the file and what is wrong) on a file that cannot be read, is not JSON or has
+// another shape.
+bool ReadPriorDurations(const std::string& file, std::vector<PriorDuration>* out, std::string* err);
+
 // CPUs this process may run on.
 int AvailableCores();
 // MemTotal in bytes (0 when unknown).

@@ -50,6 +50,7 @@ struct RunOptions {
   std::string python;
   std::string library;
   std::vector<std::string> opsets;
+  std::vector<std::string> durations_from;
   long long memory_limit_mb = 0;
   int max_restarts = 50;
   bool retry_failed = false;
@@ -141,6 +142,11 @@ int Run(RunOptions o) {
   for (const auto& g : plan.groups) {
     if (g.empty()) return Error(kExitBadInput, "--groups: empty group name");
   }
+  // Before any worker starts, like the other options: a bad file costs nothing.
+  std::vector<PriorDuration> prior;
+  for (const auto& file : o.durations_from) {
+    if (!ReadPriorDurations(file, &prior, &err)) return Error(kExitBadInput, err);
+  }
   int cores = AvailableCores();
   int workers = o.jobs > 0 ? o.jobs : cores;
   // One torch thread a worker unless asked: a case's inputs are built when its registry loads, and some
@@ -223,6 +229,7 @@ int Run(RunOptions o) {
   request.setup_note = fmt::format("up to {} worker{} x {} thread{}, timeout {:g} s, memory limit {} MiB per worker",
                                    workers, workers == 1 ? "" : "s", threads, threads == 1 ? "" : "s", o.timeout_s,
                                    memory_limit / (1024 * 1024));
+  for (auto& d : prior) request.prior_durations.emplace_back(std::move(d.case_name), std::move(d.path), d.seconds);
   RunSummary summary;
   RunEnd end = session.Execute(request, &summary, &err);
   switch (end) {
@@ -263,6 +270,10 @@ void RegisterRun(CLI::App& app, int* status) {
                   "ONNX opsets of the onnx path, comma-separated (default: those the database's onnx results were measured "
                   "with, else 18; 18 is always measured, each other opset is a sub-verdict of its own)")
       ->delimiter(',');
+  cmd->add_option("--durations-from", opts->durations_from,
+                  "A snapshot timings file (snapshot.timings.json) of another survey of the same cases: the expected "
+                  "duration of each job this database has not measured, for the order (longest first) and the ETA "
+                  "(repeatable; the first file naming a job wins)");
   cmd->add_option("--memory-limit", opts->memory_limit_text, "MiB per worker process group (default 75% of RAM / workers)");
   cmd->add_option("--max-restarts", opts->max_restarts_text,
                   "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)");

@@ -25,6 +25,11 @@ void DurationModel::Add(const std::string& case_name, const std::string& path, d
   ratios_.clear();
 }
 
+void DurationModel::AddPrior(const std::string& case_name, const std::string& path, double seconds) {
+  if (!(seconds >= 0)) return;
+  prior_[case_name].emplace(path, seconds);  // the first one given wins
+}
+
 std::optional<std::pair<double, size_t>> DurationModel::Ratio(const std::string& to, const std::string& from) const {
   auto key = std::make_pair(to, from);
   if (auto it = ratios_.find(key); it != ratios_.end()) return it->second;
@@ -51,10 +56,21 @@ bool DurationModel::Measured(const std::string& case_name, const std::string& pa
   return c != by_case_.end() && c->second.count(path) > 0;
 }
 
+bool DurationModel::FromPrior(const std::string& case_name, const std::string& path) const {
+  if (Measured(case_name, path)) return false;
+  auto c = prior_.find(case_name);
+  return c != prior_.end() && c->second.count(path) > 0;
+}
+
 double DurationModel::Expected(const std::string& case_name, const std::string& path) const {
   auto c = by_case_.find(case_name);
+  if (c != by_case_.end()) {
+    if (auto own = c->second.find(path); own != c->second.end()) return own->second;
+  }
+  if (auto p = prior_.find(case_name); p != prior_.end()) {
+    if (auto prior = p->second.find(path); prior != p->second.end()) return prior->second;
+  }
   if (c == by_case_.end()) return Default(path);
-  if (auto own = c->second.find(path); own != c->second.end()) return own->second;
   // Another path of the same case, through the best-supported ratio (most pairs; ties: path name).
   std::optional<double> best;
   size_t best_pairs = 0;

@@ -84,5 +84,29 @@ TEST(DurationModel, TooFewPairsOrNoiseGivesTheDefault) {
   EXPECT_EQ(m.Expected("bad", "compile"), 20);
 }
 
+TEST(DurationModel, AnotherSurveysDurationComesAfterTheJobsOwnAndBeforeDerivedOnes) {
+  DurationModel m = FiveCasesCompileTwiceOnnx();
+  m.AddPrior("c3", "compile", 100);     // measured here too: this database's own duration wins
+  m.AddPrior("slow", "compile", 50);    // a fresh job: the other survey's duration, not 40 x 2
+  m.AddPrior("fresh", "export", 7);     // a case this database has never run
+  m.AddPrior("fresh", "export", 70);    // a second survey naming it: the first one given is kept
+  m.AddPrior("bad", "export", -1);      // ignored
+  m.Add("slow", "onnx", 40);
+  EXPECT_EQ(m.Expected("c3", "compile"), 6);
+  EXPECT_TRUE(m.Measured("c3", "compile"));
+  EXPECT_FALSE(m.FromPrior("c3", "compile"));
+  EXPECT_EQ(m.Expected("slow", "compile"), 50);
+  EXPECT_FALSE(m.Measured("slow", "compile"));
+  EXPECT_TRUE(m.FromPrior("slow", "compile"));
+  EXPECT_EQ(m.Expected("fresh", "export"), 7);
+  EXPECT_TRUE(m.FromPrior("fresh", "export"));
+  EXPECT_EQ(m.Expected("fresh", "compile"), 20);  // no prior for this path: the default
+  EXPECT_FALSE(m.FromPrior("fresh", "compile"));
+  EXPECT_EQ(m.Expected("bad", "export"), 3);
+  EXPECT_FALSE(m.FromPrior("bad", "export"));
+  // a prior does not count as a pair of this database's path ratio
+  EXPECT_EQ(m.Ratio("compile", "onnx"), std::make_pair(2.0, size_t{5}));
+}
+
 }  // namespace
 }  // namespace opsweep

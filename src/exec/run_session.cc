@@ -108,14 +108,18 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
     if (path.expected_seconds) durations.SetDefault(path.id, *path.expected_seconds);
   }
   for (const auto& r : stored_rows) durations.Add(r.case_name, r.path, r.duration_s);
+  for (const auto& [case_name, path, seconds] : request.prior_durations) durations.AddPrior(case_name, path, seconds);
   std::vector<StoredResult>().swap(stored_rows);  // the records' text is not needed past the plan
 
   std::vector<PendingJob> pending;
   std::vector<double> expected;
   for (PlannedDecision& d : plan.jobs) {
     if (!d.decision.run) continue;
-    PendingJob job{d.job.case_name, d.job.path,
-                   d.job.path + (durations.Measured(d.job.case_name, d.job.path) ? "" : " (derived)"),
+    // Progress paces each kind of expectation apart (exec/progress.h).
+    const char* source = durations.Measured(d.job.case_name, d.job.path)    ? ""
+                         : durations.FromPrior(d.job.case_name, d.job.path) ? " (other survey)"
+                                                                            : " (derived)";
+    PendingJob job{d.job.case_name, d.job.path, d.job.path + source,
                    d.key, d.stored, d.decision, durations.Expected(d.job.case_name, d.job.path)};
     expected.push_back(job.expected_s);
     pending.push_back(std::move(job));

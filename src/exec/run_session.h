@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/plan.h"
@@ -27,6 +28,9 @@ struct RunRequest {
   std::string argv_json;        // the command line, for runs.argv
   std::string registries_json;  // the registry files, for runs.registries_json
   std::string setup_note;       // appended to the "N jobs to run" line (e.g. "4 workers x 2 threads")
+  // Durations of the same cases in another survey (--durations-from): (case, path, seconds), the
+  // expected duration of a job this database has not measured (core/schedule.h rule 1b).
+  std::vector<std::tuple<std::string, std::string, double>> prior_durations;
 };
 
 struct RunSummary {
