@@ -58,8 +58,9 @@ _default_library: Library | None = None
 _registry_dirs: tuple[str, ...] = ()
 _scrubbers: dict[Library | None, list[tuple[re.Pattern[str], str]]] = {}
 
-# A path prefix only counts when it starts a path: not preceded by a path character.
-_BOUNDARY = r"(?<![\w.~<>/-])"
+# A path prefix only counts when it starts a path: not preceded by a path character, or glued to a
+# compiler's short option at a token start (the `-I` of `-I/root/include` in inductor's g++ command).
+_BOUNDARY = r"(?:(?<![\w.~<>/-])|(?<=^-[A-Za-z])|(?<=[\s'\"(\[=,;{`]-[A-Za-z]))"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 

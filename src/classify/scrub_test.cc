@@ -20,6 +20,12 @@ TEST(Scrub, RewritesAbsolutePaths) {
            Case{"in /work/main/build/thing.py", "in .../thing.py"},
            Case{"https://pytorch.org/docs/stable/x.html and a/b/c", "https://pytorch.org/docs/stable/x.html and a/b/c"},
            Case{"ratio 3 / 4 and /dev/null", "ratio 3 / 4 and /dev/null"},
+           // a compiler's short option glued to the path (inductor's g++ command, as torch 2.9.1 reports it)
+           Case{"'-I/root/.pyenv/versions/3.11.7/include/python3.11', '-L/home/bob/env/lib/python3.11/site-packages/torch/lib'",
+                "'-I~/.pyenv/versions/3.11.7/include/python3.11', '-L<site-packages>/torch/lib'"},
+           Case{"-I/root/include at the start", "-I~/include at the start"},
+           // not an option: a word with a dash, a path inside a path
+           Case{"x-y/root/a and a-I/root/b", "x-y/root/a and a-I/root/b"},
        }) {
     EXPECT_EQ(ScrubPaths(c.in, "kornia"), c.out) << c.in;
   }

@@ -53,12 +53,13 @@ def parse_opsets(text: str) -> tuple[tuple[int, ...] | None, str]:
     for part in text.split(","):
         part = part.strip()
         if not part:
-            return None, f"--opsets {text!r}: an empty entry (expected integers like 17,18,23)"
+            return None, f"--opset {text!r}: an empty entry (expected integers like 17,18,23)"
         if not part.isdigit():
-            return None, f"--opsets {text!r}: {part!r} is not an opset number"
+            return None, f"--opset {text!r}: {part!r} is not an opset number"
         n = int(part)
         if not MIN_OPSET <= n <= top:
-            return None, f"--opsets {text!r}: opset {n} is outside {MIN_OPSET}..{top} (onnx {_onnx_version()})"
+            return None, (f"--opset {text!r}: opset {n} is outside {MIN_OPSET}..{top}, the opsets that this environment's "
+                          f"onnx {_onnx_version()} knows")
         values.add(n)
     return tuple(sorted(values)), ""
 
