@@ -17,9 +17,11 @@ Contract (docs/formats.md section 3, ``record.error``):
   folder of a registry, e.g. ``cases_contrib.py:263``, ``_common.py:40``); a library file is never
   registry code.
 - ``raised_in``: ``"registry"`` when the innermost library-or-registry frame of the failure is in
-  registry code, ``"library"`` when it is in the library, ``""`` when neither appears. Only
-  sources (1) and (3) decide it: where the failure was *raised* (an attached stack says where an
-  operation was called, not what raised). A registry failure also puts ``REGISTRY_MARKER`` on the
+  registry code, ``"library"`` when it is in the library, ``""`` when neither appears. Where the
+  failure was *raised* decides it, first that gives any: (0) the user code Dynamo was tracing
+  (``real_stack``: a registry function that calls a compiled library function is on the
+  traceback, the library code that failed while Dynamo traced it is not), then sources (1) and
+  (3) (an attached stack says where an operation was called, not what raised). A registry failure also puts ``REGISTRY_MARKER`` on the
   first line of ``chain`` (the reason rules match text only; see ``REGISTRY_MARKER``).
 
 ``scrub(text)`` removes absolute paths, most specific first: the library's own files become
@@ -289,6 +291,22 @@ def _attached_frames(e: BaseException, locate: Locator) -> list[str]:
     return found
 
 
+def _traced_frames(e: BaseException, locate: Locator) -> list[str]:
+    """The user code Dynamo was tracing when ``e`` was raised (``real_stack``, which torch's
+    ``TracingContext`` puts on every exception raised while it traces): code that was being
+    compiled, not run, so it is on no traceback, and it is inner to every frame that is: the real
+    frames only called the compiled function."""
+    found = []
+    for fs in getattr(e, "real_stack", None) or []:
+        filename, line = getattr(fs, "filename", None), getattr(fs, "lineno", None)
+        if not isinstance(filename, str) or not isinstance(line, int):
+            continue
+        rel = locate(filename)
+        if rel is not None:
+            found.append(f"{rel}:{line}")
+    return found
+
+
 def _mentioned_frames(e: BaseException, locate: Locator) -> list[str]:
     found = []
     for m in _FILE_LINE.finditer(message_of(e)):
@@ -353,8 +371,9 @@ def registry_frames(exc: BaseException, library: Library | None, limit: int = FR
 
 def raised_in(exc: BaseException, library: Library | None) -> str:
     """``registry``, ``library`` or ``""``: the innermost library-or-registry frame of where the
-    failure was raised (tracebacks, then dynamo's user-code mentions; never an attached stack)."""
-    frames = _frames(exc, _either_locator(library), (_tb_frames, _mentioned_frames), 1)
+    failure was raised (the code Dynamo was tracing, then tracebacks, then dynamo's user-code
+    mentions; never an attached stack)."""
+    frames = _frames(exc, _either_locator(library), (_traced_frames, _tb_frames, _mentioned_frames), 1)
     return frames[0].rsplit(":", 1)[0] if frames else ""
 
 

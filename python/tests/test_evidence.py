@@ -35,6 +35,13 @@ def fakelib(tmp_path, monkeypatch):
             if n == 0:
                 return fn()
             return deep(n - 1, fn)
+
+
+        def breaks(x):
+            import torch
+
+            torch._dynamo.graph_break()
+            return x + 1
         """))
     monkeypatch.syspath_prepend(str(tmp_path / "checkout"))
     for name in list(sys.modules):
@@ -233,6 +240,48 @@ def test_library_code_called_from_the_registry_is_the_library(fakelib, registry_
     assert record["raised_in"] == "library"
     assert record["frames"] == ["fakelib/sub/mod.py:2"] and record["registry_frames"] == ["_helpers_reg.py:8"]
     assert ev.REGISTRY_MARKER not in record["chain"]
+
+
+def test_code_that_dynamo_was_tracing_is_where_the_failure_was_raised(fakelib, registry_dir):
+    """A registry function calls a compiled library function: the registry frame is on the
+    traceback, the library code Dynamo failed in is not (it was being traced, not run); torch puts
+    it on the exception as ``real_stack``. torch 2.9.1's GuardOnDataDependentSymNode in kornia's
+    ColorJiggle, reached through a registry lambda, was called a registry failure before."""
+    import traceback
+
+    path = os.path.join(fakelib.root, "sub", "mod.py")
+
+    def compiled(x):
+        e = RuntimeError("Could not extract specialized integer from data-dependent expression u0")
+        e.real_stack = traceback.StackSummary.from_list([("/elsewhere/job.py", 3, "run", None), (path, 2, "inner", None)])
+        raise e
+
+    record = ev.evidence(_catch(lambda: registry_dir.call_library(compiled, 1)), fakelib)
+    assert record["registry_frames"] == ["_helpers_reg.py:8"]
+    assert record["raised_in"] == "library"
+    assert ev.REGISTRY_MARKER not in record["chain"]
+    # a traced stack with neither library nor registry code decides nothing: the traceback does
+    def compiled_elsewhere(x):
+        e = RuntimeError("inside torch")
+        e.real_stack = traceback.StackSummary.from_list([("/elsewhere/job.py", 3, "run", None)])
+        raise e
+
+    assert ev.evidence(_catch(lambda: registry_dir.call_library(compiled_elsewhere, 1)), fakelib)["raised_in"] == "registry"
+
+
+def test_a_real_dynamo_failure_in_library_code_called_from_the_registry_is_the_library(fakelib, registry_dir):
+    torch = pytest.importorskip("torch")
+    from fakelib.sub import mod
+
+    fn = torch.compile(mod.breaks, backend="eager", fullgraph=True)
+    try:
+        e = _catch(lambda: registry_dir.call_library(fn, torch.ones(2)))
+    finally:
+        torch._dynamo.reset()
+    record = ev.evidence(e, fakelib)
+    assert "_helpers_reg.py:8" in record["registry_frames"]
+    assert record["raised_in"] == "library", record
+    assert "fakelib/sub/mod.py:21" in record["frames"]
 
 
 def test_probed_text_cannot_forge_the_registry_marker(fakelib):
