@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "util/home_paths.h"
+
 
 namespace opsweep {
 
@@ -34,6 +36,23 @@ bool GetId(const Json& obj, long long* out, std::string* err) {
   return true;
 }
 
+// Every string of a record (keys too) without a home folder (util/home_paths.h).
+void ScrubHomes(Json* j) {
+  if (j->is_string()) {
+    const std::string& s = j->get_ref<const std::string&>();
+    if (s.find('/') != std::string::npos) *j = ScrubHomePaths(s);
+  } else if (j->is_array()) {
+    for (auto& item : *j) ScrubHomes(&item);
+  } else if (j->is_object()) {
+    Json scrubbed = Json::object();
+    for (auto& [key, value] : j->items()) {
+      ScrubHomes(&value);
+      scrubbed[key.find('/') != std::string::npos ? ScrubHomePaths(key) : key] = std::move(value);
+    }
+    *j = std::move(scrubbed);
+  }
+}
+
 // A record (a `result`'s, or a `poisoned` message's) with a status a worker may report.
 bool ParseRecord(const Json& rec, WorkerMessage* out, std::string* err) {
   auto status = rec.find("status");
@@ -48,7 +67,9 @@ bool ParseRecord(const Json& rec, WorkerMessage* out, std::string* err) {
   }
   out->status = *parsed;
   out->has_record = true;
-  out->record_json = Dump(rec);
+  Json clean = rec;
+  ScrubHomes(&clean);
+  out->record_json = Dump(clean);
   return true;
 }
 

@@ -96,6 +96,22 @@ TEST(Protocol, ParsesResultPoisonedAndError) {
   EXPECT_EQ(m.message, "cases_x.py: boom");
 }
 
+// What the harness missed (torch 2.9.1's g++ command line: '-I/root/...') is not stored with a home
+// folder in it: every string of the record, nested ones and keys too, in the record's own order.
+TEST(Protocol, ARecordIsStoredWithoutHomeFolders) {
+  WorkerMessage m;
+  std::string err;
+  ASSERT_TRUE(ParseWorkerMessage(
+      R"({"type":"result","id":7,"case":"a","path":"compile","record":{"status":"fail","step":"compile",)"
+      R"("error":{"message":"g++ '-I/root/.pyenv/include' '-L/home/al/env/lib' failed","frames":["kornia/a.py:3"]},)"
+      R"("notes":["see /Users/bo/x.log"],"/root/odd key":1,"detail":"a/root/b"}})",
+      &m, &err))
+      << err;
+  EXPECT_EQ(m.record_json,
+            R"({"status":"fail","step":"compile","error":{"message":"g++ '-I~/.pyenv/include' '-L~/env/lib' failed",)"
+            R"("frames":["kornia/a.py:3"]},"notes":["see ~/x.log"],"~/odd key":1,"detail":"a/root/b"})");
+}
+
 TEST(Protocol, RefusesGarbage) {
   WorkerMessage m;
   std::string err;
