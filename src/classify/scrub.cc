@@ -3,26 +3,11 @@
 #include <cctype>
 #include <vector>
 
+#include "util/home_paths.h"
+
 namespace opsweep {
 
 namespace {
-
-bool IsTokenStartBoundary(char c) {
-  switch (c) {
-    case ' ': case '\t': case '\n': case '\r': case '"': case '\'': case '(': case '<': case '[':
-    case '=': case ',': case ';': case '{': case '`':
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A compiler's short option glued to its path, at a token start: the `-I` of `-I/root/include`,
-// the `-L` of `-L/home/me/lib` (inductor's g++ command lines).
-bool AfterShortOption(std::string_view text, size_t i) {
-  return i >= 2 && std::isalpha(static_cast<unsigned char>(text[i - 1])) && text[i - 2] == '-' &&
-         (i == 2 || IsTokenStartBoundary(text[i - 3]));
-}
 
 bool IsTokenEnd(char c) {
   switch (c) {
@@ -139,7 +124,7 @@ std::string ScrubPaths(std::string_view text, std::string_view library) {
   out.reserve(text.size());
   size_t i = 0;
   while (i < text.size()) {
-    bool starts_path = text[i] == '/' && (i == 0 || IsTokenStartBoundary(text[i - 1]) || AfterShortOption(text, i)) &&
+    bool starts_path = text[i] == '/' && StartsPath(text, i) &&
                        i + 1 < text.size() && !IsTokenEnd(text[i + 1]) && text[i + 1] != '/';
     if (!starts_path) {
       out += text[i++];

@@ -16,13 +16,6 @@ bool IsTokenStart(char c) {
   }
 }
 
-bool StartsPath(std::string_view text, size_t i) {
-  if (i == 0 || IsTokenStart(text[i - 1])) return true;
-  // -I/root/include: a short option glued to the path, itself at a token start
-  return i >= 2 && std::isalpha(static_cast<unsigned char>(text[i - 1])) && text[i - 2] == '-' &&
-         (i == 2 || IsTokenStart(text[i - 3]));
-}
-
 // The length of the home prefix at `i` ("/root/", "/home/alice/"), or 0.
 size_t HomePrefix(std::string_view text, size_t i) {
   std::string_view rest = text.substr(i);
@@ -40,6 +33,13 @@ size_t HomePrefix(std::string_view text, size_t i) {
 }
 
 }  // namespace
+
+bool StartsPath(std::string_view text, size_t i) {
+  if (i == 0 || IsTokenStart(text[i - 1])) return true;
+  // -I/root/include: a short option glued to the path, itself at a token start
+  return i >= 2 && std::isalpha(static_cast<unsigned char>(text[i - 1])) && text[i - 2] == '-' &&
+         (i == 2 || IsTokenStart(text[i - 3]));
+}
 
 std::string ScrubHomePaths(std::string_view text) {
   std::string out;
