@@ -109,6 +109,31 @@ TEST(Rules, SubVerdictStepsAreCheckedAgainstTheirDescriptions) {
             (std::vector<std::string>{"r.json: rule 'a': unknown step 'lod' (not a step of sub-verdict ov)"}));
 }
 
+TEST(Rules, AFamilyRuleMayNameAStepOfItsPathThatTheSurveyedMembersLack) {
+  // opset-conversion-kept-18 names "convert" (opsets below 18) and "export" (above): a survey of opset 17
+  // only has no sub-verdict with an "export" step, and the rule still fits; a typo still does not.
+  RuleSet set;
+  std::string err;
+  ASSERT_TRUE(LoadRules({{"r.json", R"({"version":1,"rules":[
+    {"id":"a","order":1,"paths":["toy"],"subverdicts":["opset*"],"steps":["export","convert"],"title":"t",
+     "cause":"c","hint":"h","component":"x","sample":"s"},
+    {"id":"b","order":2,"paths":["toy"],"subverdicts":["opset*"],"steps":["exprot","convert"],"title":"t",
+     "cause":"c","hint":"h","component":"x","sample":"s"},
+    {"id":"c","order":3,"paths":["toy"],"subverdicts":["opset17"],"steps":["export"],"title":"t",
+     "cause":"c","hint":"h","component":"x","sample":"s"}]})"}},
+                        &set, &err))
+      << err;
+  PathSpec toy = testing::TestPath("toy", {"export"});
+  SubVerdictSpec op17;
+  op17.id = "opset17";
+  op17.title = op17.label = "op17";
+  op17.steps = {"convert", "checker"};
+  toy.subverdicts.push_back(op17);
+  EXPECT_EQ(CheckRulesAgainstPaths(set, {toy}),
+            (std::vector<std::string>{"r.json: rule 'b': unknown step 'exprot' (not a step of sub-verdict opset17)",
+                                      "r.json: rule 'c': unknown step 'export' (not a step of sub-verdict opset17)"}));
+}
+
 TEST(Rules, StepsAndPlaceholdersAreCheckedAgainstThePathsSurveyed) {
   RuleSet set;
   std::string err;
