@@ -13,6 +13,12 @@ a one-line detail for the record. Both take flat lists (see flatten.py), eager f
 - the detail names the first failing output, the largest absolute difference and how many
   elements are off: ``output 0: max abs diff 0.0312, 12 of 3840 elements outside atol=0.0002
   rtol=0.001``, plus ``(and N more outputs differ)`` when others fail too.
+- an output of two or more dimensions whose differing rows (slices along dim 0) are eager's same
+  rows in another order, each row matching one row of eager's within the tolerances (exactly for
+  bool and integer outputs), gets ``output 1: the same rows as eager in another order (2 of 95
+  rows along dim 0 moved)``: a detector's rows of equal score sorted the other way round (torch's
+  sort is not stable), not other values. A value difference in any output is reported before a
+  reordering (the first detail names the worst).
 
 ``check_unverified`` (check=False cases, randomness inside the graph): count and shapes equal to
 eager, and every value finite, except in an output whose eager values are not all finite either.
@@ -62,6 +68,56 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+_MAX_REORDER_PAIRS = 50_000_000  # rows-off x rows-off x row width compared at most (memory, time)
+
+
+def _moved_rows(e: torch.Tensor, a: torch.Tensor, same: torch.Tensor, atol: float, rtol: float) -> int | None:
+    """How many rows (slices along dim 0) moved, when the rows where ``a`` and ``e`` differ
+    (``same``: elementwise agreement, ``e``'s shape or one more dimension for complex parts) are
+    ``e``'s own rows in another order; else None. ``atol`` None: exact comparison."""
+    if e.dim() < 2 or e.shape[0] < 2:
+        return None
+    n = e.shape[0]
+    off = (~same).reshape(n, -1).any(dim=1).nonzero().flatten()
+    k = int(off.numel())
+    width = e[0].numel() * (2 if e.is_complex() else 1)
+    if k < 2 or k * k * max(width, 1) > _MAX_REORDER_PAIRS:
+        return None
+    if atol is None:
+        ev, av = e.reshape(n, -1)[off], a.reshape(n, -1)[off]
+        if ev.is_complex() or av.is_complex():
+            ev, av = _real_view(ev).reshape(k, -1), _real_view(av).reshape(k, -1)
+        elif ev.dtype != av.dtype:
+            ev, av = ev.to(torch.int64), av.to(torch.int64)
+        match = (av[:, None, :] == ev[None, :, :]).all(dim=2)
+    else:
+        ev, av = _real_view(e).reshape(n, -1)[off], _real_view(a).reshape(n, -1)[off]
+        match = torch.isclose(av[:, None, :], ev[None, :, :], rtol=rtol, atol=atol, equal_nan=True).all(dim=2)
+    # a perfect matching of the differing rows (actual row i -> eager row j), augmenting paths
+    candidates = [row.nonzero().flatten().tolist() for row in match]
+    if any(not c for c in candidates):
+        return None
+    owner = [-1] * k
+
+    def place(i: int, seen: list[bool]) -> bool:
+        for j in candidates[i]:
+            if not seen[j]:
+                seen[j] = True
+                if owner[j] < 0 or place(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for i in range(k):
+        if not place(i, [False] * k):
+            return None
+    return k
+
+
+def _reordered(index: int, moved: int, rows: int) -> str:
+    return f"output {index}: the same rows as eager in another order ({moved} of {rows} rows along dim 0 moved)"
+
+
 def compare_one(index: int, eager: torch.Tensor, actual: torch.Tensor, atol: float, rtol: float) -> str | None:
     """Detail for one output pair of equal shape, or None."""
     e = eager.detach().cpu()
@@ -79,6 +135,9 @@ def compare_one(index: int, eager: torch.Tensor, actual: torch.Tensor, atol: flo
         off = int((~equal).sum())
         if off == 0:
             return None
+        moved = _moved_rows(e, a, equal, None, rtol)
+        if moved is not None:
+            return _reordered(index, moved, e.shape[0])
         return f"output {index}: {off} of {n} elements differ (exact comparison, {str(e.dtype).replace('torch.', '')})"
     e64, a64 = _real_view(e), _real_view(a)
     e_nan, a_nan = torch.isnan(e64), torch.isnan(a64)
@@ -93,6 +152,9 @@ def compare_one(index: int, eager: torch.Tensor, actual: torch.Tensor, atol: flo
     off = int((~close).sum())
     if off == 0:
         return None
+    moved = _moved_rows(e, a, close, atol, rtol)
+    if moved is not None:
+        return _reordered(index, moved, e.shape[0])
     diff = (a64 - e64).abs()
     diff = torch.where(torch.isnan(diff), torch.zeros_like(diff), diff)  # NaN pairs and equal infs
     same_inf = torch.isinf(a64) & torch.isinf(e64) & (a64 == e64)
@@ -118,6 +180,8 @@ def compare(
             failures.append(detail)
     if not failures:
         return None
+    # a value difference first: a reordering elsewhere must not hide it
+    failures.sort(key=lambda d: " in another order (" in d)
     more = f" (and {len(failures) - 1} more outputs differ)" if len(failures) > 1 else ""
     return failures[0] + more
 

@@ -213,8 +213,39 @@ def flatten(value, out=None, depth=0, seen=None):
     return out
 
 
+def moved_rows(e, a, same, exact):
+    """How many rows (along dim 0) moved, when the rows that differ are eager's own rows in another
+    order (a sort's ties ordered the other way round); else None."""
+    if e.dim() < 2 or e.shape[0] < 2:
+        return None
+    n = e.shape[0]
+    off = (~same).reshape(n, -1).any(dim=1).nonzero().flatten()
+    k = int(off.numel())
+    if k < 2 or k * k * max(e[0].numel(), 1) > 50_000_000:
+        return None
+    ev, av = e.reshape(n, -1)[off], a.reshape(n, -1)[off]
+    if exact:
+        match = (av.to(ev.dtype)[:, None, :] == ev[None, :, :]).all(dim=2)
+    else:
+        ev, av = ev.double(), av.double()
+        match = torch.isclose(av[:, None, :], ev[None, :, :], rtol=RTOL, atol=ATOL, equal_nan=True).all(dim=2)
+    candidates = [row.nonzero().flatten().tolist() for row in match]
+    owner = [-1] * k
+
+    def place(i, seen):
+        for j in candidates[i]:
+            if not seen[j]:
+                seen[j] = True
+                if owner[j] < 0 or place(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return k if all(place(i, [False] * k) for i in range(k)) else None
+
+
 def compare(expected, actual):
-    """None when the outputs match eager, else what differs."""
+    """None when the outputs match eager, else what differs (a value difference before a reordering)."""
     import numpy as np
 
     actual = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else torch.as_tensor(a) for a in actual]
@@ -223,6 +254,7 @@ def compare(expected, actual):
     for i, (e, a) in enumerate(zip(expected, actual)):
         if list(e.shape) != list(a.shape):
             return f"output {{i}}: shape {{list(a.shape)}}, eager has {{list(e.shape)}}"
+    reordered = None
     for i, (e, a) in enumerate(zip(expected, actual)):
         if not CHECK:
             if (e.is_floating_point() and bool(torch.isfinite(e).all())) and not bool(torch.isfinite(a).all()):
@@ -230,9 +262,13 @@ def compare(expected, actual):
             continue
         exact = e.dtype == torch.bool or not (e.dtype.is_floating_point or e.dtype.is_complex)
         if exact:
-            off = int((e != a.to(e.dtype)).sum())
+            same = e == a.to(e.dtype)
+            off = int((~same).sum())
             if off:
-                return f"output {{i}}: {{off}} of {{e.numel()}} elements differ (exact comparison)"
+                moved = None if e.is_complex() else moved_rows(e, a, same, True)
+                if moved is None:
+                    return f"output {{i}}: {{off}} of {{e.numel()}} elements differ (exact comparison)"
+                reordered = reordered or f"output {{i}}: the same rows as eager in another order ({{moved}} of {{e.shape[0]}} rows along dim 0 moved)"
             continue
         e64 = torch.view_as_real(e.resolve_conj()).double() if e.is_complex() else e.double()
         a64 = torch.view_as_real(a.resolve_conj()).double() if a.is_complex() else a.double()
@@ -240,10 +276,14 @@ def compare(expected, actual):
             return f"output {{i}}: NaN positions differ"
         close = torch.isclose(a64, e64, rtol=RTOL, atol=ATOL, equal_nan=True)
         if not bool(close.all()):
+            moved = None if e.is_complex() else moved_rows(e, a, close, False)
+            if moved is not None:
+                reordered = reordered or f"output {{i}}: the same rows as eager in another order ({{moved}} of {{e.shape[0]}} rows along dim 0 moved)"
+                continue
             diff = (a64 - e64).abs().nan_to_num(0.0)
             return (f"output {{i}}: max abs diff {{float(diff.max()):.3g}}, {{int((~close).sum())}} of {{e.numel()}} elements "
                     f"outside atol={{ATOL:g}} rtol={{RTOL:g}}")
-    return None
+    return reordered
 
 
 def root_cause(exc):

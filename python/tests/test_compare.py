@@ -98,3 +98,38 @@ def test_numpy_outputs_keep_their_rank():
     # a non-contiguous array is copied, not viewed
     a = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
     assert torch.equal(as_tensor(a), torch.tensor([[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]))
+
+
+def test_rows_in_another_order_are_named_as_a_reordering():
+    # a detector's rows of equal score, sorted the other way round (FaceDetector under torch.compile)
+    e = torch.arange(95 * 15, dtype=torch.float32).reshape(95, 15)
+    a = e.clone()
+    a[[57, 58]] = e[[58, 57]]
+    assert compare([e], [a], 2e-4, 1e-3) == "output 0: the same rows as eager in another order (2 of 95 rows along dim 0 moved)"
+    # within the tolerances, each row matching one of eager's
+    assert compare([e], [a + 1e-5], 2e-4, 1e-3).endswith("(2 of 95 rows along dim 0 moved)")
+    # exact outputs: rows of indices, in another order
+    i = torch.arange(12).reshape(4, 3)
+    assert compare([i], [i[[0, 2, 1, 3]]], 2e-4, 1e-3) == (
+        "output 0: the same rows as eager in another order (2 of 4 rows along dim 0 moved)")
+    # three rows in a cycle; higher dimensions: a row is a slice along dim 0
+    b = torch.randn(5, 2, 3)
+    assert compare([b], [b[[2, 0, 1, 3, 4]]], 2e-4, 1e-3).endswith("(3 of 5 rows along dim 0 moved)")
+
+
+def test_a_reordering_is_not_claimed_when_a_value_differs():
+    e = torch.arange(40, dtype=torch.float32).reshape(10, 4)
+    a = e[[1, 0, 2, 3, 4, 5, 6, 7, 8, 9]].clone()
+    a[1, 3] += 0.5  # a moved row that is not eager's row
+    assert compare([e], [a], 2e-4, 1e-3).startswith("output 0: max abs diff ")
+    # two rows that both became the same eager row: no one-to-one matching
+    d = e.clone()
+    d[1] = e[0]
+    d[0] = e[0]
+    assert compare([e], [d], 2e-4, 1e-3).startswith("output 0: max abs diff ")
+    # one dimension: a permutation of values is not a reordering of rows (an argsort is always one)
+    v = torch.arange(6.0)
+    assert compare([v], [v.flip(0)], 2e-4, 1e-3).startswith("output 0: max abs diff ")
+    # a value difference in another output is named first
+    assert compare([e, v], [e[[1, 0, 2, 3, 4, 5, 6, 7, 8, 9]], v + 1], 2e-4, 1e-3) == (
+        "output 1: max abs diff 1, 6 of 6 elements outside atol=0.0002 rtol=0.001 (and 1 more outputs differ)")

@@ -24,6 +24,7 @@ import torch
 from harness_helpers import FIXTURES, INDUCTOR_CACHE, STATUSES_REGISTRY
 
 FIDELITY_REGISTRY = os.path.join(FIXTURES, "cases_fidelity.py")
+REORDER_REGISTRY = os.path.join(FIXTURES, "cases_reorder.py")
 from opsweep import evidence, repro
 from opsweep.job import run_job
 from opsweep.library import load_library
@@ -47,11 +48,18 @@ PLANTED_FRESH = [
     ("cumsum_fast_when_captured", "export"),  # the program's run raises on fresh inputs only
 ]
 PLANTED += PLANTED_FRESH
+# the compiled result holds eager's rows in another order: the record and the script say so alike
+PLANTED_REORDER = [
+    ("compile_rows_swapped", "compile", "output 0: the same rows as eager in another order (2 of 6 rows along dim 0 moved)"),
+    # a value difference in output 1 is reported before the reordering of output 0
+    ("compile_rows_swapped_and_offset", "compile",
+     "output 1: max abs diff 1, 60 of 60 elements outside atol=0.0002 rtol=0.001 (and 1 more outputs differ)"),
+]
 
 
 @pytest.fixture(scope="module")
 def cases():
-    return {lc.case.name: lc.case for lc in load_registries([STATUSES_REGISTRY, FIDELITY_REGISTRY])}
+    return {lc.case.name: lc.case for lc in load_registries([STATUSES_REGISTRY, FIDELITY_REGISTRY, REORDER_REGISTRY])}
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +123,19 @@ def test_the_reproducer_shows_the_recorded_failure(cases, no_opsweep, tmp_path, 
         pytest.fail(f"{name} through {path} is {status}: not a planted failure")
     if path == "onnx" and record["step"] != "export":
         assert "model.onnx" in files  # the file that exported, for the bug report
+
+
+@pytest.mark.parametrize("name,path,detail", PLANTED_REORDER)
+def test_rows_in_another_order_are_named_as_such_by_the_record_and_the_reproducer(cases, no_opsweep, tmp_path, name,
+                                                                                  path, detail):
+    record = _record(cases[name], path)
+    assert (record["status"], record["detail"]) == ("mismatch", detail)
+    folder = tmp_path / f"{name}-{path}"
+    repro.write_repro(cases[name], path, str(folder), library="fixture_ops")
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # the script reports the first output that differs: the value difference, without the count of others
+    assert verdict.split("): ", 1)[1] == detail.split(" (and ")[0], (verdict, detail)
 
 
 DYNAMIC_REGISTRY = os.path.join(FIXTURES, "cases_dynamic.py")

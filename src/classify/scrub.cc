@@ -138,6 +138,35 @@ std::string ScrubPaths(std::string_view text, std::string_view library) {
   return out;
 }
 
+std::string MaskObjectIds(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t at = std::string_view::npos;
+    size_t after = 0;
+    for (std::string_view guard : {std::string_view("___check_type_id("), std::string_view("___check_obj_id(")}) {
+      size_t found = text.find(guard, i);
+      if (found < at) at = found, after = found + guard.size();
+    }
+    if (at == std::string_view::npos) break;
+    // the call's closing parenthesis (arguments may hold calls and subscripts of their own)
+    size_t j = after;
+    for (int depth = 1; j < text.size(); ++j) {
+      if (text[j] == '(') ++depth;
+      if (text[j] == ')' && --depth == 0) break;
+    }
+    size_t digits = j;
+    while (digits > after && std::isdigit(static_cast<unsigned char>(text[digits - 1]))) --digits;
+    bool id_last = j < text.size() && digits < j && digits >= after + 2 && text.substr(digits - 2, 2) == ", ";
+    out.append(text.substr(i, (id_last ? digits : j) - i));
+    if (id_last) out += "<id>";
+    i = j;
+  }
+  out.append(text.substr(std::min(i, text.size())));
+  return out;
+}
+
 std::string CleanFirstLine(std::string_view text, std::string_view library, size_t max_chars) {
   std::string plain = StripAnsi(text);
   std::string_view rest = plain;
@@ -151,7 +180,7 @@ std::string CleanFirstLine(std::string_view text, std::string_view library, size
       break;
     }
   }
-  std::string cleaned(Trim(ScrubPaths(line, library)));
+  std::string cleaned(Trim(MaskObjectIds(ScrubPaths(line, library))));
   for (char& c : cleaned) {
     if (c == '\t' || c == '\r') c = ' ';
   }

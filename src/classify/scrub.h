@@ -21,7 +21,13 @@ std::string StripAnsi(std::string_view text);
 // `library` is the surveyed library's top-level package ("kornia"); may be empty. URLs are kept.
 std::string ScrubPaths(std::string_view text, std::string_view library);
 
-// The first non-empty line of `text`, colour codes stripped, paths scrubbed, whitespace trimmed,
+// Dynamo's identity guards name an object by its address in the worker's process, which differs on
+// every run: "___check_obj_id(G['m'].P.args, 140156559948432)" -> "___check_obj_id(G['m'].P.args, <id>)"
+// (likewise ___check_type_id), so a detail or guard does not change between two surveys that agree.
+std::string MaskObjectIds(std::string_view text);
+
+// The first non-empty line of `text`, colour codes stripped, paths scrubbed, object ids masked
+// (MaskObjectIds), whitespace trimmed,
 // cut to at most `max_chars` bytes at a word boundary (never inside a UTF-8 sequence) with "...".
 std::string CleanFirstLine(std::string_view text, std::string_view library, size_t max_chars = 300);
 

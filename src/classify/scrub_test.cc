@@ -53,3 +53,23 @@ TEST(Scrub, CleanFirstLine) {
 
 }  // namespace
 }  // namespace opsweep
+
+namespace opsweep {
+namespace {
+
+TEST(Scrub, MasksTheAddressesOfDynamosIdentityGuards) {
+  EXPECT_EQ(MaskObjectIds("Guard fail reason: 2/0: ___check_obj_id(G['__import_kornia'].P.args, 140156559948432), "
+                          "type=<class 'typing.ParamSpecArgs'>"),
+            "Guard fail reason: 2/0: ___check_obj_id(G['__import_kornia'].P.args, <id>), type=<class 'typing.ParamSpecArgs'>");
+  EXPECT_EQ(MaskObjectIds("___check_type_id(___stack1[0], 94006533896272) and ___check_type_id(f(a, b), 7)"),
+            "___check_type_id(___stack1[0], <id>) and ___check_type_id(f(a, b), <id>)");
+  // other numbers, and a guard without a trailing id or cut before its end, stay as they are
+  EXPECT_EQ(MaskObjectIds("size of x0[0] == 291"), "size of x0[0] == 291");
+  EXPECT_EQ(MaskObjectIds("___check_obj_id(x, 12"), "___check_obj_id(x, 12");
+  EXPECT_EQ(MaskObjectIds("___check_obj_id(x)"), "___check_obj_id(x)");
+  EXPECT_EQ(CleanFirstLine("___check_type_id(self, 94006533903312), type=<class 'X'>\nmore", "kornia"),
+            "___check_type_id(self, <id>), type=<class 'X'>");
+}
+
+}  // namespace
+}  // namespace opsweep
