@@ -56,6 +56,11 @@ std::string Progress::StatusText() {
       }
     }
     text += fmt::format(" | {:.1f} jobs/min | ETA {}", per_min, FormatDuration(eta));
+  } else if (expected_total_s_ > 0) {
+    // nothing measured yet: the expected seconds, shared by the workers, less what already passed
+    // (never less than the longest job)
+    const double eta = std::max(0.0, std::max(expected_total_s_ / workers_, longest_expected_s_) - elapsed);
+    text += fmt::format(" | ETA ~{} (expected)", FormatDuration(eta));
   } else {
     text += " | ETA --";
   }
@@ -79,6 +84,7 @@ void Progress::Draw() {
 
 void Progress::Expect(const std::string& group, double expected_s) {
   if (expected_s > 0) groups_[group].expected_total += expected_s;
+  longest_expected_s_ = std::max(longest_expected_s_, expected_s);
 }
 
 void Progress::OnOutcome(Status status, double expected_s, const std::string& group, double actual_s) {

@@ -12,6 +12,7 @@
 // longest first, so the recent ones are the most like those still to run (a derived expectation
 // can be right for the long jobs and 5 times too short for the short ones).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <utility>
@@ -37,6 +38,9 @@ class Progress {
 
   // A job of `group` (a path) expected to take `expected_s`, announced before the run; optional.
   void Expect(const std::string& group, double expected_s);
+  // How many jobs run at once: before the first job ends, the ETA is the expected seconds spread
+  // over them ("ETA ~25m (expected)"), so a run whose first jobs take minutes says how long it will be.
+  void SetWorkers(int workers) { workers_ = std::max(1, workers); }
   // One job ended; `expected_s` is what it was expected to take (0 when unknown), `actual_s` what
   // it took (< 0 when unknown), `group` as given to Expect.
   void OnOutcome(Status status, double expected_s = 0, const std::string& group = "", double actual_s = -1);
@@ -60,6 +64,8 @@ class Progress {
   size_t done_ = 0;
   double expected_total_s_;
   double expected_done_s_ = 0;
+  int workers_ = 1;
+  double longest_expected_s_ = 0;  // of the jobs announced by Expect
   struct Group {
     double expected_total = 0, expected_done = 0, actual_done = 0;
     std::deque<std::pair<double, double>> recent;  // (expected, actual) of its last jobs

@@ -84,6 +84,24 @@ TEST(Progress, AGroupsPaceIsItsRecentJobsPace) {
   EXPECT_NE(p.StatusText().find("ETA 5m40s"), std::string::npos) << p.StatusText();
 }
 
+TEST(Progress, BeforeTheFirstJobEndsTheEtaIsTheExpectedSecondsSharedByTheWorkers) {
+  FakeClock clock;
+  FakeTerminal term(false);
+  Progress p(&term, &clock, 3, 0, 1500);
+  p.Expect("compile", 600);
+  p.Expect("compile", 500);
+  p.Expect("onnx", 400);
+  p.SetWorkers(2);
+  EXPECT_NE(p.StatusText().find("| ETA ~12m30s (expected)"), std::string::npos) << p.StatusText();
+  clock.Advance(60);
+  EXPECT_NE(p.StatusText().find("| ETA ~11m30s (expected)"), std::string::npos) << p.StatusText();
+  p.SetWorkers(8);  // never less than the longest job
+  EXPECT_NE(p.StatusText().find("| ETA ~9m00s (expected)"), std::string::npos) << p.StatusText();
+  // once a job has ended, the measured pace decides
+  p.OnOutcome(Status::ok, 600, "compile", 120);
+  EXPECT_EQ(p.StatusText().find("(expected)"), std::string::npos) << p.StatusText();
+}
+
 TEST(Progress, PlainOutputPrintsEveryFivePercentOrTenSeconds) {
   FakeClock clock;
   FakeTerminal term(false);

@@ -166,6 +166,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   double expected_total = 0;
   for (double e : expected) expected_total += e;
   Progress progress(terminal_, clock_, jobs.size(), summary->reused, expected_total);
+  progress.SetWorkers(std::min<int>(supervisor_->slots(), static_cast<int>(std::max<size_t>(jobs.size(), 1))));
   for (const PendingJob& job : ordered) progress.Expect(job.pace, job.expected_s);
   StoringObserver observer(store_, clock_, &progress, &ordered, run_id);
   std::string run_err;

@@ -31,6 +31,8 @@ const char* TypeName(WorkerMessage::Type t) {
 }
 }  // namespace
 
+int Supervisor::slots() const { return pool_->slots(); }
+
 Supervisor::Supervisor(WorkerPool* pool, Clock* clock, const SupervisorOptions& options)
     : pool_(pool), clock_(clock), options_(options), slots_(static_cast<size_t>(pool->slots())) {}
 

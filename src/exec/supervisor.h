@@ -82,6 +82,8 @@ class Supervisor {
   void Stop();
 
   int restarts() const { return restarts_; }
+  // How many workers run jobs at once.
+  int slots() const;
   // Workers replaced between jobs because they had grown past recycle_bytes.
   int recycled() const { return recycled_; }
 
