@@ -93,13 +93,15 @@ def _moved_rows(e: torch.Tensor, a: torch.Tensor, same: torch.Tensor, atol: floa
     else:
         ev, av = _real_view(e).reshape(n, -1)[off], _real_view(a).reshape(n, -1)[off]
         match = torch.isclose(av[:, None, :], ev[None, :, :], rtol=rtol, atol=atol, equal_nan=True).all(dim=2)
-    # a perfect matching of the differing rows (actual row i -> eager row j), augmenting paths
-    candidates = [row.nonzero().flatten().tolist() for row in match]
-    if any(not c for c in candidates):
-        return None
-    owner = [-1] * k
+    return k if one_to_one([row.nonzero().flatten().tolist() for row in match]) else None
 
-    def place(i: int, seen: list[bool]) -> bool:
+
+def one_to_one(candidates):
+    """Whether every row i can be given its own row among candidates[i] (a perfect matching,
+    by augmenting paths). Plain Python: repro.py copies its source into the reproducers."""
+    owner = [-1] * len(candidates)
+
+    def place(i, seen):
         for j in candidates[i]:
             if not seen[j]:
                 seen[j] = True
@@ -108,10 +110,7 @@ def _moved_rows(e: torch.Tensor, a: torch.Tensor, same: torch.Tensor, atol: floa
                     return True
         return False
 
-    for i in range(k):
-        if not place(i, [False] * k):
-            return None
-    return k
+    return all(place(i, [False] * len(candidates)) for i in range(len(candidates)))
 
 
 def _reordered(index: int, moved: int, rows: int) -> str:

@@ -45,6 +45,7 @@ import textwrap
 from typing import Any
 
 from opsweep.case import Case, RegistryError, materialize
+from opsweep.compare import one_to_one
 
 # The paths a reproducer can be written for: those that declare it (PathSpec.reproducible), each
 # with its template in _PATHS (python/tests/test_repro.py holds the two lists equal).
@@ -229,19 +230,10 @@ def moved_rows(e, a, same, exact):
     else:
         ev, av = ev.double(), av.double()
         match = torch.isclose(av[:, None, :], ev[None, :, :], rtol=RTOL, atol=ATOL, equal_nan=True).all(dim=2)
-    candidates = [row.nonzero().flatten().tolist() for row in match]
-    owner = [-1] * k
+    return k if one_to_one([row.nonzero().flatten().tolist() for row in match]) else None
 
-    def place(i, seen):
-        for j in candidates[i]:
-            if not seen[j]:
-                seen[j] = True
-                if owner[j] < 0 or place(owner[j], seen):
-                    owner[j] = i
-                    return True
-        return False
 
-    return k if all(place(i, [False] * k) for i in range(k)) else None
+{one_to_one}
 
 
 def compare(expected, actual):
@@ -706,7 +698,7 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
 
     script = _HEADER.format(case=case.name, path=path, tool=tool, library=lib, extra=extra, atol=case.atol,
                             rtol=case.rtol, check=case.check, dists=(lib, *_DISTS[path]),
-                            fresh_mismatch=FRESH_MISMATCH)
+                            fresh_mismatch=FRESH_MISMATCH, one_to_one=inspect.getsource(one_to_one).strip())
     if plan["kind"] == "pickle":
         put("target.pt", plan["data"])
         script += _TARGETS["pickle"]
