@@ -96,9 +96,11 @@ std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shar
       causes += fmt::format(" ({} measured on another machine)", CountText(plan.case_changed_elsewhere));
     }
   }
-  return fmt::format("{} jobs planned (from {} cases x {} paths{}): {} to run{}; {} current", CountText(plan.jobs.size()),
-                     CountText(cases), plan.paths.size(), shard.count > 1 ? ", shard " + shard.ToString() : "",
-                     CountText(plan.to_run), causes, CountText(plan.current));
+  const auto s = [](size_t n) { return n == 1 ? "" : "s"; };
+  return fmt::format("{} job{} planned (from {} case{} x {} path{}{}): {} to run{}; {} current", CountText(plan.jobs.size()),
+                     s(plan.jobs.size()), CountText(cases), s(cases), plan.paths.size(), s(plan.paths.size()),
+                     shard.count > 1 ? ", shard " + shard.ToString() : "", CountText(plan.to_run), causes,
+                     CountText(plan.current));
 }
 
 std::vector<std::string> ExplainLines(const RunPlan& plan) {
