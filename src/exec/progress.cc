@@ -59,8 +59,9 @@ std::string Progress::StatusText() {
   } else if (expected_total_s_ > 0) {
     // nothing measured yet: the expected seconds, shared by the workers, less what already passed
     // (never less than the longest job)
-    const double eta = std::max(0.0, std::max(expected_total_s_ / workers_, longest_expected_s_) - elapsed);
-    text += fmt::format(" | ETA ~{} (expected)", FormatDuration(eta));
+    const double expected = std::max(expected_total_s_ / workers_, longest_expected_s_);
+    text += elapsed < expected ? fmt::format(" | ETA ~{} (expected)", FormatDuration(expected - elapsed))
+                               : fmt::format(" | ETA -- (past the expected {})", FormatDuration(expected));
   } else {
     text += " | ETA --";
   }

@@ -97,6 +97,8 @@ TEST(Progress, BeforeTheFirstJobEndsTheEtaIsTheExpectedSecondsSharedByTheWorkers
   EXPECT_NE(p.StatusText().find("| ETA ~11m30s (expected)"), std::string::npos) << p.StatusText();
   p.SetWorkers(8);  // never less than the longest job
   EXPECT_NE(p.StatusText().find("| ETA ~9m00s (expected)"), std::string::npos) << p.StatusText();
+  clock.Advance(600);  // slower than expected: no made-up figure
+  EXPECT_NE(p.StatusText().find("| ETA -- (past the expected 10m00s)"), std::string::npos) << p.StatusText();
   // once a job has ended, the measured pace decides
   p.OnOutcome(Status::ok, 600, "compile", 120);
   EXPECT_EQ(p.StatusText().find("(expected)"), std::string::npos) << p.StatusText();
