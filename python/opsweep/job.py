@@ -22,12 +22,20 @@ Contract of ``run_job`` (never raises for anything the case or torch does):
    recording cannot be trusted; empty maps for a skipped case: nothing ran). A lazy target is built
    once per worker: the code its construction entered is kept per case and counted by every job
    of the case.
+6. A shared object of inductor's cache (TORCHINDUCTOR_CACHE_DIR) that cannot be loaded because it is
+   damaged ("file too short", "invalid ELF header": a compile killed while it wrote the file, by a
+   timeout or the memory limit, leaves it half written, and every later job whose graph hashes to
+   it would fail) says nothing about the case: the job removes those files and runs once more, and
+   its ``notes`` say so. A second failure of the kind stands as measured.
 Every text is scrubbed of absolute paths. Timings are seconds rounded to 4 decimals; a stage
 that did not run is null; ``total_s`` includes the extra runs of the checks.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import tempfile
 import time
 from typing import Any
@@ -137,12 +145,47 @@ def run_job(
     record = new_record()
     recorders: list[Recorder] = []
     _run(case, path, record, library, threads, recorders)
+    damaged = damaged_cache_files(record)
+    if damaged:
+        for f in damaged:
+            try:
+                os.remove(f)
+            except OSError:
+                pass
+        record = new_record()
+        recorders = []
+        _run(case, path, record, library, threads, recorders)
+        record["notes"].append(
+            f"ran again after removing {len(damaged)} damaged file(s) of the inductor cache: "
+            + ", ".join(sorted("<inductor-cache>/" + os.path.relpath(f, _cache_dir()) for f in damaged)))
     if tracker is not None:
         merged = Recorder()
         for r in recorders:
             merged = merged.merged(r)
         record["deps"] = tracker.end(merged)
     return record
+
+
+# a shared object of the cache that the loader refused as damaged (scrubbed text: <inductor-cache>/...)
+_DAMAGED = re.compile(r"<inductor-cache>/([A-Za-z0-9_./-]+?\.so)\b[^\n\"]{0,40}?(?:file too short|invalid ELF header)")
+
+
+def _cache_dir() -> str:
+    return os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")
+
+
+def damaged_cache_files(record: dict[str, Any]) -> list[str]:
+    """The files of inductor's cache that ``record`` says could not be loaded as damaged (and that
+    exist: a file already gone is not removed twice); [] without a cache directory."""
+    cache = _cache_dir()
+    if not os.path.isabs(cache):
+        return []
+    found = []
+    for rel in sorted(set(_DAMAGED.findall(json.dumps(record)))):
+        full = os.path.normpath(os.path.join(cache, rel))
+        if full.startswith(os.path.normpath(cache) + os.sep) and os.path.isfile(full):
+            found.append(full)
+    return found
 
 
 def _run(case: Case, path: str, record: dict[str, Any], library: Library | None, threads: int,
