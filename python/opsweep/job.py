@@ -33,6 +33,7 @@ that did not run is null; ``total_s`` includes the extra runs of the checks.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -139,12 +140,15 @@ def new_record() -> dict[str, Any]:
 
 
 def run_job(
-    case: Case, path: str, *, library: Library | None, threads: int, tracker: DepsTracker | None = None
+    case: Case, path: str, *, library: Library | None, threads: int, tracker: DepsTracker | None = None,
+    timeout_s: float | None = None,
 ) -> dict[str, Any]:
-    """The record of ``case`` through ``path`` (see the module docstring)."""
+    """The record of ``case`` through ``path`` (see the module docstring). ``timeout_s``: the
+    engine's time limit of the job, counted from now (the sub-verdicts keep out of its end)."""
+    clock = JobClock.start(timeout_s)
     record = new_record()
     recorders: list[Recorder] = []
-    _run(case, path, record, library, threads, recorders)
+    _run(case, path, record, library, threads, recorders, clock)
     damaged = damaged_cache_files(record)
     if damaged:
         for f in damaged:
@@ -154,7 +158,7 @@ def run_job(
                 pass
         record = new_record()
         recorders = []
-        _run(case, path, record, library, threads, recorders)
+        _run(case, path, record, library, threads, recorders, clock)
         record["notes"].append(
             f"ran again after removing {len(damaged)} damaged file(s) of the inductor cache: "
             + ", ".join(sorted("<inductor-cache>/" + os.path.relpath(f, _cache_dir()) for f in damaged)))
@@ -164,6 +168,20 @@ def run_job(
             merged = merged.merged(r)
         record["deps"] = tracker.end(merged)
     return record
+
+
+@dataclasses.dataclass(frozen=True)
+class JobClock:
+    """The engine's time limit of a job and the time.monotonic() at which it ends (None: none)."""
+
+    timeout_s: float | None = None
+    deadline: float | None = None
+
+    @staticmethod
+    def start(timeout_s: float | None) -> "JobClock":
+        if timeout_s is None or not timeout_s > 0:
+            return JobClock()
+        return JobClock(float(timeout_s), time.monotonic() + float(timeout_s))
 
 
 # a shared object of the cache that the loader refused as damaged (scrubbed text: <inductor-cache>/...)
@@ -189,7 +207,7 @@ def damaged_cache_files(record: dict[str, Any]) -> list[str]:
 
 
 def _run(case: Case, path: str, record: dict[str, Any], library: Library | None, threads: int,
-         recorders: list[Recorder]) -> None:
+         recorders: list[Recorder], clock: JobClock) -> None:
     """Fills ``record``; every recorder it used is appended to ``recorders``."""
     start = time.perf_counter()
 
@@ -235,11 +253,11 @@ def _run(case: Case, path: str, record: dict[str, Any], library: Library | None,
     held = [raw]
     del raw
     with probe:
-        _probe(case, spec, held, record, finish, library, threads)
+        _probe(case, spec, held, record, finish, library, threads, clock)
 
 
 def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finish: Any, library: Library | None,
-           threads: int) -> dict[str, Any]:
+           threads: int, clock: JobClock) -> dict[str, Any]:
     """Everything after the eager reference (``held``: its raw result): flattening it, then the
     path's probe."""
     raw = held.pop()
@@ -261,6 +279,8 @@ def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finis
             workdir=workdir,
             library=library,
             eager=lambda calls: eager_calls(case, calls),
+            timeout_s=clock.timeout_s,
+            deadline=clock.deadline,
         )
         failure: BaseException | None = None
         try:

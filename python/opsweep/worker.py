@@ -465,7 +465,8 @@ def send_hello(channel: Channel, loaded: Loaded) -> bool:
     return True
 
 
-def job_record(case: Any, name: Any, path: Any, loaded: Loaded, threads: int) -> dict[str, Any]:
+def job_record(case: Any, name: Any, path: Any, loaded: Loaded, threads: int,
+               timeout_s: float | None = None) -> dict[str, Any]:
     """The record of one job; a harness error becomes a ``fail`` at ``worker``, never an escape."""
     from opsweep import evidence
     from opsweep.job import new_record, run_job
@@ -475,7 +476,8 @@ def job_record(case: Any, name: Any, path: Any, loaded: Loaded, threads: int) ->
         record.update(status="fail", step="worker", detail=f"no case named {name!r} in the loaded registries")
         return record
     try:
-        return run_job(case, str(path), library=loaded.library, threads=threads, tracker=loaded.tracker)
+        return run_job(case, str(path), library=loaded.library, threads=threads, tracker=loaded.tracker,
+                       timeout_s=timeout_s)
     except BaseException as e:  # noqa: BLE001 - never let anything escape the loop
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -491,11 +493,13 @@ def one_job(channel: Channel, message: dict[str, Any], by_name: dict[str, Any], 
     from opsweep import evidence
 
     job_id, name, path = message.get("id"), message.get("case"), message.get("path")
+    timeout = message.get("timeout_s")  # the engine's time limit of the job (absent: none)
+    timeout_s = float(timeout) if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else None
     t0 = time.perf_counter()
     case = by_name.get(name) if isinstance(name, str) else None
     guard = ThreadStateGuard()
     try:
-        record = job_record(case, name, path, loaded, threads)
+        record = job_record(case, name, path, loaded, threads, timeout_s)
     finally:
         note, reason = guard.settle(baseline)
     if note is not None:

@@ -1,5 +1,8 @@
 """Harness pieces that need no worker: the case wrapper, the path registry, break counting."""
 
+import json
+
+import pytest
 import torch
 
 from opsweep import case
@@ -117,3 +120,30 @@ def test_every_harness_migration_leads_to_the_current_harness():
             assert path in current, (m["id"], path)
             continued = any(n["from"].get(path) == to for n in entries if n is not m)
             assert to == current[path] or continued, (m["id"], path, to, current[path])
+
+
+def test_a_migration_can_mark_the_results_of_some_paths_only(tmp_path, monkeypatch):
+    """``rerun_if_record_contains`` as an object: the marks of the paths it names; the other paths'
+    results all stand (a change to sub-verdicts, which only the onnx path has, cannot alter a
+    compile timeout that says the same words)."""
+    import opsweep.paths as paths
+
+    def write(marks):
+        (tmp_path / paths.MIGRATIONS_FILE).write_text(json.dumps({"migrations": [{
+            "id": "m", "why": "w", "rerun_if_record_contains": marks,
+            "from": {"onnx": "a0", "compile": "b0"}, "to": {"onnx": "a1", "compile": "b1"}}]}), encoding="utf-8")
+
+    monkeypatch.setattr(paths, "_root", lambda: str(tmp_path))
+    write({"onnx": ["no result after"]})
+    entries = paths.harness_migrations()
+    assert paths._path_migrations("onnx", entries)[0]["rerun_if_record_contains"] == ["no result after"]
+    assert paths._path_migrations("compile", entries)[0]["rerun_if_record_contains"] == []
+    write(["x"])  # a list marks every path's results
+    entries = paths.harness_migrations()
+    assert [paths._path_migrations(p, entries)[0]["rerun_if_record_contains"] for p in ("onnx", "compile")] == [["x"], ["x"]]
+    for bad, says in (({"export": ["x"]}, "names paths its 'from' does not: export"),
+                      ({"onnx": [""]}, "must list non-empty strings"), ({"onnx": "x"}, "must list non-empty strings")):
+        write(bad)
+        with pytest.raises(ValueError) as e:
+            paths.harness_migrations()
+        assert says in str(e.value) and "\n" not in str(e.value), (bad, str(e.value))

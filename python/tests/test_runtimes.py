@@ -7,6 +7,7 @@ measured by the real OpenVINO, tract and onnx.reference through the real runtime
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 
@@ -136,6 +137,23 @@ def test_a_runtime_that_hangs_costs_only_its_own_verdict(tmp_path, host):
     after = judge_runtime(ctx, BY_ID["openvino"], model, host)
     assert after["status"] == "ok", after
     assert host.starts == starts + 1
+
+
+def test_a_runtime_stops_at_the_end_of_the_jobs_time_before_its_own_limit(tmp_path, host):
+    # the engine kills the job at its deadline: a runtime still running then would take the path's
+    # own verdict along, so its request ends first (less a reserve for sending the record)
+    c = case("identity", "t", lambda x: x.clone(), [torch.rand(4)])
+    model = graph([oh.make_node("Identity", ["x"], ["y"])], [tensor("x", [4])], [tensor("y", [4])])
+    ctx = dataclasses.replace(context(c, tmp_path), timeout_s=20.0, deadline=time.monotonic() + 5.0)
+    hang = RuntimeSpec(id="hang", title="Hang", label="H", adapter=f"{FAKES}:Hang", distribution="", time_limit_s=60)
+    t0 = time.perf_counter()
+    v = judge_runtime(ctx, hang, model, host)
+    elapsed = time.perf_counter() - t0
+    assert (v["status"], v["step"]) == ("timeout", "run"), v
+    assert v["detail"].startswith("no answer before the job's time limit of 20 s ran out (step run, after 3 s)"), v
+    assert "the path's own verdict stands" in v["detail"]
+    assert 2.5 < elapsed < 8, elapsed  # the job's end (5 s less a 2 s reserve), not the runtime's 60 s
+    assert not host.alive()
 
 
 def test_a_runtime_that_crashes_costs_only_its_own_verdict(tmp_path, host):

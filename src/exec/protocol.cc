@@ -208,12 +208,13 @@ std::vector<std::string> HelloMessage::path_ids() const {
   return ids;
 }
 
-std::string JobMessage(long long id, std::string_view case_name, std::string_view path) {
+std::string JobMessage(long long id, std::string_view case_name, std::string_view path, double timeout_s) {
   Json j;
   j["type"] = "job";
   j["id"] = id;
   j["case"] = case_name;
   j["path"] = path;
+  if (timeout_s > 0) j["timeout_s"] = timeout_s;
   return Dump(j);
 }
 

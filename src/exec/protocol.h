@@ -52,7 +52,9 @@ struct WorkerMessage {
 // or duplicate case names in an inventory.
 bool ParseWorkerMessage(std::string_view line, WorkerMessage* out, std::string* err);
 
-std::string JobMessage(long long id, std::string_view case_name, std::string_view path);
+// A job for a worker. timeout_s > 0 is the job's time limit (the worker's sub-verdicts keep out of its
+// end, so the path's own verdict is not lost to a slow one); 0 leaves the field out (no limit).
+std::string JobMessage(long long id, std::string_view case_name, std::string_view path, double timeout_s = 0);
 std::string ShutdownMessage();
 
 }  // namespace opsweep

@@ -137,6 +137,7 @@ TEST(Protocol, RefusesGarbage) {
 
 TEST(Protocol, EncodesJobs) {
   EXPECT_EQ(JobMessage(3, "a[\"x\"]", "onnx"), R"({"type":"job","id":3,"case":"a[\"x\"]","path":"onnx"})");
+  EXPECT_EQ(JobMessage(4, "b", "compile", 600), R"({"type":"job","id":4,"case":"b","path":"compile","timeout_s":600.0})");
   EXPECT_EQ(nlohmann::json::parse(ShutdownMessage())["type"], "shutdown");
 }
 

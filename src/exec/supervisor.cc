@@ -116,7 +116,7 @@ void Supervisor::AssignJobs() {
     from.pop_front();
     long long id = ++next_id_;
     std::string err;
-    if (!pool_->Send(i, JobMessage(id, (*jobs_)[job].case_name, (*jobs_)[job].path), &err)) {
+    if (!pool_->Send(i, JobMessage(id, (*jobs_)[job].case_name, (*jobs_)[job].path, options_.job_timeout_s), &err)) {
       // The worker went away between jobs: not the job's fault.
       from.push_front(job);
       KillAndLose(i);

@@ -117,21 +117,34 @@ def harness_migrations() -> list[dict]:
         where = f"{MIGRATIONS_FILE}: migration {n + 1}"
         if not isinstance(m, dict) or not all(isinstance(m.get(k), str) and m.get(k) for k in ("id", "why")):
             raise ValueError(f"{where}: needs a non-empty 'id' and 'why'")
-        marks = m.get("rerun_if_record_contains")  # [] for a change that can alter no result
-        if not isinstance(marks, list) or not all(isinstance(x, str) and x for x in marks):
-            raise ValueError(f"{where} ({m['id']}): 'rerun_if_record_contains' must list non-empty strings")
         for side in ("from", "to"):
             if not isinstance(m.get(side), dict) or not all(isinstance(v, str) and v for v in m[side].values()):
                 raise ValueError(f"{where} ({m['id']}): '{side}' must map path ids to digests")
         if set(m["from"]) != set(m["to"]):
             raise ValueError(f"{where} ({m['id']}): 'from' and 'to' name different paths")
+        # the marks: a list for every path ([] for a change that can alter no result), or an object
+        # path id -> list for a change that can alter the results of some paths only
+        marks = m.get("rerun_if_record_contains")
+        per_path = marks.values() if isinstance(marks, dict) else [marks]
+        if not all(isinstance(ms, list) and all(isinstance(x, str) and x for x in ms) for ms in per_path):
+            raise ValueError(f"{where} ({m['id']}): 'rerun_if_record_contains' must list non-empty strings "
+                             "(or map path ids to such lists)")
+        if isinstance(marks, dict) and not set(marks) <= set(m["from"]):
+            unknown = sorted(set(marks) - set(m["from"]))
+            raise ValueError(f"{where} ({m['id']}): 'rerun_if_record_contains' names paths its 'from' does not: "
+                             + ", ".join(unknown))
     return entries
+
+
+def _marks(m: dict, path_id: str) -> list[str]:
+    marks = m["rerun_if_record_contains"]
+    return list(marks.get(path_id, [])) if isinstance(marks, dict) else list(marks)
 
 
 def _path_migrations(path_id: str, entries: list[dict]) -> list[dict]:
     return [
         {"id": m["id"], "from": m["from"][path_id], "to": m["to"][path_id], "why": m["why"],
-         "rerun_if_record_contains": list(m["rerun_if_record_contains"])}
+         "rerun_if_record_contains": _marks(m, path_id)}
         for m in entries if path_id in m["from"]
     ]
 

@@ -208,6 +208,11 @@ class ProbeContext:
     subverdicts: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     # The dynamic-shape paths' findings (docs/formats.md section 3, ``dynamic``); None elsewhere.
     dynamic: dict[str, Any] | None = None
+    # The engine's time limit of this job (s) and the time.monotonic() at which it kills the worker;
+    # None when the job has none. The sub-verdicts stop before it (runtimes/verdicts.py), so the
+    # path's own verdict, known by then, is not lost to a slow sub-verdict.
+    timeout_s: float | None = None
+    deadline: float | None = None
     _fresh: tuple[tuple[torch.Tensor, ...] | None, str] | None = None
     _eager_cache: dict[Any, list[torch.Tensor] | BaseException] = dataclasses.field(default_factory=dict)
 

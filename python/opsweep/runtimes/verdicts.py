@@ -22,17 +22,21 @@ raises: whatever goes wrong is the sub-verdict.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import signal
+import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, bound, evidence, scrub
+from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, bound, evidence, exception_chain, scrub
 from opsweep.paths.base import Outcome, ProbeContext
 from opsweep.runtimes import RuntimeSpec, enabled
 from opsweep.runtimes import opsets as _opsets
 from opsweep.runtimes.client import Reply, RuntimeHost, shared_host
 
 FRESH_RAISED = "ran on its trace inputs but raised on fresh inputs"
+RESERVE_S = 30.0  # of a job's time limit, kept for the record after the sub-verdicts (at most 10% of it)
 HOST_KEEP_MIB = 1024  # a runtime host larger than this after a job is closed (the next starts small)
 LARGE_MODEL_BYTES = 64 << 20  # from this file size on, memory is handed back between sub-verdicts
 
@@ -48,6 +52,62 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: the collection is all there is
         pass
+
+
+def stop_at(ctx: ProbeContext) -> float | None:
+    """The time.monotonic() by which every sub-verdict must have ended (None: no limit): the
+    engine's deadline of the job less a reserve for building and sending the record. The path's
+    own verdict is known before any sub-verdict starts; a sub-verdict still running at the end of
+    the job's time would lose it to the engine's timeout, so it becomes a ``timeout`` of its own."""
+    if ctx.deadline is None or ctx.timeout_s is None:
+        return None
+    return ctx.deadline - min(RESERVE_S, 0.1 * ctx.timeout_s)
+
+
+def job_time_text(ctx: ProbeContext) -> str:
+    return f"the job's time limit of {ctx.timeout_s:g} s"
+
+
+class OutOfJobTime(BaseException):
+    """Raised into a sub-verdict that runs in the worker when the job's time is spent (a
+    BaseException: the sub-verdict's own ``except Exception`` must not judge it a failure)."""
+
+
+@contextlib.contextmanager
+def alarm_at(when: float | None) -> Iterator[None]:
+    """Raise OutOfJobTime in this (the main) thread at time.monotonic() ``when``; nothing when
+    ``when`` is None or this is not the main thread (signals are delivered to the main thread only).
+    Python code is interrupted at the next bytecode; a long call into C++ ends first (the engine's
+    timeout stays the hard limit)."""
+    if when is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise OutOfJobTime()
+
+    left = when - time.monotonic()
+    if left <= 0:
+        raise OutOfJobTime()
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, left)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def not_started(ctx: ProbeContext, started: float) -> dict[str, Any]:
+    """The sub-verdict of one that did not start: the job's time was spent before its turn."""
+    return {
+        "status": "timeout",
+        "step": "",
+        "detail": f"not run: {job_time_text(ctx)} was spent before its turn; the path's own verdict stands",
+        "error": None,
+        "checks": {},
+        "timings": {"total_s": round(time.perf_counter() - started, 4)},
+    }
 
 
 def sub_context(ctx: ProbeContext) -> ProbeContext:
@@ -135,7 +195,9 @@ def _judge_runtime_once(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host
     names = graph_input_names(model) if input_names is None else input_names
     sub = sub_context(ctx)
     started = time.perf_counter()
-    deadline = time.monotonic() + spec.time_limit_s
+    own = time.monotonic() + spec.time_limit_s
+    job_end = stop_at(ctx)
+    deadline = own if job_end is None else min(own, job_end)
 
     def call(step: str, message: dict[str, Any]) -> Reply:
         sub.step = step
@@ -156,8 +218,13 @@ def _judge_runtime_once(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host
     except RuntimeFailed as f:
         kind = f.reply.kind
         if kind == "timeout":
-            detail = (f"no answer within the {spec.time_limit_s:g} s time limit of {spec.title} "
-                      f"(step {f.step}); the runtime host was killed")
+            if deadline < own:  # the job's end came first
+                detail = (f"no answer before {job_time_text(ctx)} ran out (step {f.step}, after "
+                          f"{time.perf_counter() - started:.0f} s); the runtime host was killed; "
+                          "the path's own verdict stands")
+            else:
+                detail = (f"no answer within the {spec.time_limit_s:g} s time limit of {spec.title} "
+                          f"(step {f.step}); the runtime host was killed")
             return _record("timeout", f.step, detail, None, sub, started, ctx.library)
         if kind == "crash":
             return _record("crash", f.step, f"{f.reply.detail} during {f.step}", None, sub, started, ctx.library)
@@ -174,11 +241,24 @@ def _judge_runtime_once(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host
 def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
                 ort_session: Callable[[bytes, int], Any]) -> dict[str, Any]:
     """The sub-verdict of opset ``opset``: ``make_model()`` gives its ModelProto (at the step the
-    sub-context says: convert or export), then checker, onnxruntime, fidelity checks."""
-    import onnx
-
+    sub-context says: convert or export), then checker, onnxruntime, fidelity checks. It runs in
+    the worker, so the end of the job's time is an alarm (``alarm_at``): a ``timeout`` sub-verdict."""
     sub = sub_context(ctx)
     started = time.perf_counter()
+    try:
+        with alarm_at(stop_at(ctx)):
+            return _judge_opset(ctx, sub, started, opset, make_model, ort_session)
+    except OutOfJobTime:
+        return _record("timeout", sub.step,
+                       f"no result before {job_time_text(ctx)} ran out (step {sub.step}, after "
+                       f"{time.perf_counter() - started:.0f} s); the path's own verdict stands",
+                       None, sub, started, ctx.library)
+
+
+def _judge_opset(ctx: ProbeContext, sub: ProbeContext, started: float, opset: int, make_model: Callable[[], Any],
+                 ort_session: Callable[[bytes, int], Any]) -> dict[str, Any]:
+    import onnx
+
     try:
         sub.step = _opsets.conversion_step(opset)
         model = make_model()
@@ -204,6 +284,8 @@ def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
         outcome: Outcome = sub.verify(run, "ort-run")
         return _record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library)
     except Exception as e:  # noqa: BLE001 - a failure of this opset is its verdict
+        if any(isinstance(x, OutOfJobTime) for x in exception_chain(e)):  # wrapped by the exporter
+            raise OutOfJobTime() from e
         detail = FRESH_RAISED if getattr(e, "opsweep_fresh_inputs", False) else ""
         return _record("fail", sub.step, detail, evidence(e, ctx.library), sub, started, ctx.library)
 
@@ -237,6 +319,13 @@ class ExtraVerdicts:
         self.model = model
         self.input_names = input_names
 
+    def _late(self) -> dict[str, Any] | None:
+        """A ``timeout`` sub-verdict when the job's time for sub-verdicts is spent; else None."""
+        end = stop_at(self.ctx)
+        if end is not None and time.monotonic() >= end:
+            return not_started(self.ctx, time.perf_counter())
+        return None
+
     def finish(self) -> dict[str, dict[str, Any]]:
         """Runs the runtimes, then the opsets. What each stage no longer needs is dropped before the
         next, and returned to the system (``release_memory``): the engine limits the memory of the
@@ -255,7 +344,8 @@ class ExtraVerdicts:
                     names = self.input_names if self.input_names is not None else graph_input_names(self.model)
                     release()
                     for spec in runtimes:
-                        out[spec.id] = judge_runtime(self.ctx, spec, self.model, host, names)
+                        out[spec.id] = (self._late() or
+                                        judge_runtime(self.ctx, spec, self.model, host, names))
                     host.close_if_larger_than(HOST_KEEP_MIB)
             self.model = None
             captured, self.capture.model = self.capture.model, None
@@ -266,12 +356,13 @@ class ExtraVerdicts:
                 key = _opsets.subverdict_id(n)
                 if n < _opsets.OPSET:
                     if captured is not None:
-                        out[key] = judge_opset(self.ctx, n, lambda c=captured: _opsets.convert(c, n), self.ort_session)
+                        out[key] = self._late() or judge_opset(
+                            self.ctx, n, lambda c=captured: _opsets.convert(c, n), self.ort_session)
                 else:
                     if captured is not None:
                         captured = None
                         release()
-                    out[key] = judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session)
+                    out[key] = self._late() or judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session)
                 release()
         finally:
             target = getattr(self.ctx, "subverdicts", None)
