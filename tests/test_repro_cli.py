@@ -54,3 +54,12 @@ def test_repro_of_a_skipped_case_on_a_dynamic_path_is_one_line(binary, tmp_path)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("opsweep repro: case 'skipped' is skipped ("), lines
     assert not (tmp_path / "x").exists()
+
+
+def test_repro_of_a_case_that_prints_to_stdout(binary, tmp_path):
+    # what probed code prints (here a fake protocol line too; onnxscript 0.5's optimizer prints
+    # "Skipping constant folding ...") must not be taken for the harness's answer
+    proc = _repro(binary, tmp_path, "noisy", "--path", "onnx", "-o", str(tmp_path / "n"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"wrote {tmp_path / 'n'}/: "), proc.stdout
+    assert (tmp_path / "n" / "repro.py").is_file()

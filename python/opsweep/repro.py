@@ -797,15 +797,25 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from opsweep.registry import load_registries
 
+    # stdout carries the answer only: whatever the library, torch or onnxscript print while the job
+    # runs (onnxscript 0.5's optimizer prints "Skipping constant folding ..." to stdout) goes to
+    # stderr, which the engine passes through.
+    sys.stdout.flush()
+    answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
     try:
         loaded = {lc.case.name: lc.case for lc in load_registries(args.registry)}
         if args.case not in loaded:
             raise ReproError(f"no case named {args.case!r} in the registries given")
         files = write_repro(loaded[args.case], args.path, args.out, library=args.library)
     except (RegistryError, ReproError) as e:
-        print(json.dumps({"error": " ".join(str(e).split())}))
+        sys.stdout.flush()
+        answer.write(json.dumps({"error": " ".join(str(e).split())}) + "\n")
+        answer.close()
         return 2
-    print(json.dumps({"files": files, "dir": args.out, "run": "python repro.py"}, sort_keys=True))
+    sys.stdout.flush()
+    answer.write(json.dumps({"files": files, "dir": args.out, "run": "python repro.py"}, sort_keys=True) + "\n")
+    answer.close()
     return 0
 
 
