@@ -17,7 +17,8 @@ a one-line detail for the record. Both take flat lists (see flatten.py), eager f
   rows in another order, each row matching one row of eager's within the tolerances (exactly for
   bool and integer outputs), gets ``output 1: the same rows as eager in another order (2 of 95
   rows along dim 0 moved)``: a detector's rows of equal score sorted the other way round (torch's
-  sort is not stable), not other values. A value difference in any output is reported before a
+  sort is not stable), not other values. Failing that, rows along dim 1 are matched within each
+  index of dim 0 (a batch of detections, [B, N, 4]): ``(2 of 40 rows along dim 1 moved)``. A value difference in any output is reported before a
   reordering (the first detail names the worst).
 
 ``check_unverified`` (check=False cases, randomness inside the graph): count and shapes equal to
@@ -68,32 +69,63 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-_MAX_REORDER_PAIRS = 50_000_000  # rows-off x rows-off x row width compared at most (memory, time)
-
-
-def _moved_rows(e: torch.Tensor, a: torch.Tensor, same: torch.Tensor, atol: float, rtol: float) -> int | None:
-    """How many rows (slices along dim 0) moved, when the rows where ``a`` and ``e`` differ
-    (``same``: elementwise agreement, ``e``'s shape or one more dimension for complex parts) are
-    ``e``'s own rows in another order; else None. ``atol`` None: exact comparison."""
-    if e.dim() < 2 or e.shape[0] < 2:
-        return None
-    n = e.shape[0]
-    off = (~same).reshape(n, -1).any(dim=1).nonzero().flatten()
-    k = int(off.numel())
-    width = e[0].numel() * (2 if e.is_complex() else 1)
-    if k < 2 or k * k * max(width, 1) > _MAX_REORDER_PAIRS:
-        return None
+def _moved_rows(e: torch.Tensor, a: torch.Tensor, same: torch.Tensor, atol: float | None,
+                rtol: float) -> tuple[int, int, int] | None:
+    """``moved_rows`` on ``e``'s and ``a``'s values as compared here (complex parts side by side,
+    integer types of both sides as int64). ``atol`` None: exact comparison."""
     if atol is None:
-        ev, av = e.reshape(n, -1)[off], a.reshape(n, -1)[off]
-        if ev.is_complex() or av.is_complex():
-            ev, av = _real_view(ev).reshape(k, -1), _real_view(av).reshape(k, -1)
-        elif ev.dtype != av.dtype:
-            ev, av = ev.to(torch.int64), av.to(torch.int64)
-        match = (av[:, None, :] == ev[None, :, :]).all(dim=2)
+        if e.is_complex() or a.is_complex():
+            ev, av = _real_view(e), _real_view(a)
+        elif e.dtype != a.dtype:
+            ev, av = e.to(torch.int64), a.to(torch.int64)
+        else:
+            ev, av = e, a
+
+        def close(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return x == y
     else:
-        ev, av = _real_view(e).reshape(n, -1)[off], _real_view(a).reshape(n, -1)[off]
-        match = torch.isclose(av[:, None, :], ev[None, :, :], rtol=rtol, atol=atol, equal_nan=True).all(dim=2)
-    return k if one_to_one([row.nonzero().flatten().tolist() for row in match]) else None
+        ev, av = _real_view(e), _real_view(a)
+
+        def close(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return torch.isclose(x, y, rtol=rtol, atol=atol, equal_nan=True)
+
+    return moved_rows(ev, av, same, close)
+
+
+def moved_rows(ev, av, same, close):
+    """(dim, moved, rows) when the slices where the capture's values ``av`` and eager's ``ev``
+    differ (``same``: elementwise agreement, of the outputs' shape; the values may have one more
+    trailing dimension, complex parts) are eager's own slices in another order, each matching one
+    of eager's (``close(x, y)``, elementwise, broadcast) one to one; else None.
+
+    Rows are slices along dim 0 (a detector's [N, 6] boxes); failing that, along dim 1 within
+    each index of dim 0 (a batch of detections [B, N, 4]: one image's rows sorted the other way
+    round), which ``rows`` counts over the batch. Plain torch: repro.py copies this source."""
+    shape = list(same.shape)
+    for dim in (0, 1):
+        if len(shape) < dim + 2 or shape[dim] < 2:
+            continue
+        lead = shape[0] if dim == 1 else 1
+        n = shape[dim]
+        s = same.reshape(lead, n, -1)
+        e3, a3 = ev.reshape(lead, n, -1), av.reshape(lead, n, -1)
+        moved = 0
+        for p in range(lead):
+            off = (~s[p]).any(dim=1).nonzero().flatten()
+            k = int(off.numel())
+            if k == 0:
+                continue
+            if k < 2 or k * k * max(e3.shape[2], 1) > 50_000_000:  # memory and time of the pairs
+                moved = 0
+                break
+            match = close(a3[p][off][:, None, :], e3[p][off][None, :, :]).all(dim=2)
+            if not one_to_one([row.nonzero().flatten().tolist() for row in match]):
+                moved = 0
+                break
+            moved += k
+        if moved:
+            return dim, moved, lead * n
+    return None
 
 
 def one_to_one(candidates):
@@ -113,8 +145,9 @@ def one_to_one(candidates):
     return all(place(i, [False] * len(candidates)) for i in range(len(candidates)))
 
 
-def _reordered(index: int, moved: int, rows: int) -> str:
-    return f"output {index}: the same rows as eager in another order ({moved} of {rows} rows along dim 0 moved)"
+def _reordered(index: int, found: tuple[int, int, int]) -> str:
+    dim, moved, rows = found
+    return f"output {index}: the same rows as eager in another order ({moved} of {rows} rows along dim {dim} moved)"
 
 
 def compare_one(index: int, eager: torch.Tensor, actual: torch.Tensor, atol: float, rtol: float) -> str | None:
@@ -136,7 +169,7 @@ def compare_one(index: int, eager: torch.Tensor, actual: torch.Tensor, atol: flo
             return None
         moved = _moved_rows(e, a, equal, None, rtol)
         if moved is not None:
-            return _reordered(index, moved, e.shape[0])
+            return _reordered(index, moved)
         return f"output {index}: {off} of {n} elements differ (exact comparison, {str(e.dtype).replace('torch.', '')})"
     e64, a64 = _real_view(e), _real_view(a)
     e_nan, a_nan = torch.isnan(e64), torch.isnan(a64)
@@ -153,7 +186,7 @@ def compare_one(index: int, eager: torch.Tensor, actual: torch.Tensor, atol: flo
         return None
     moved = _moved_rows(e, a, close, atol, rtol)
     if moved is not None:
-        return _reordered(index, moved, e.shape[0])
+        return _reordered(index, moved)
     diff = (a64 - e64).abs()
     diff = torch.where(torch.isnan(diff), torch.zeros_like(diff), diff)  # NaN pairs and equal infs
     same_inf = torch.isinf(a64) & torch.isinf(e64) & (a64 == e64)

@@ -45,7 +45,7 @@ import textwrap
 from typing import Any
 
 from opsweep.case import Case, RegistryError, materialize
-from opsweep.compare import one_to_one
+from opsweep.compare import moved_rows, one_to_one
 
 # The paths a reproducer can be written for: those that declare it (PathSpec.reproducible), each
 # with its template in _PATHS (python/tests/test_repro.py holds the two lists equal).
@@ -214,23 +214,22 @@ def flatten(value, out=None, depth=0, seen=None):
     return out
 
 
-def moved_rows(e, a, same, exact):
-    """How many rows (along dim 0) moved, when the rows that differ are eager's own rows in another
-    order (a sort's ties ordered the other way round); else None."""
-    if e.dim() < 2 or e.shape[0] < 2:
-        return None
-    n = e.shape[0]
-    off = (~same).reshape(n, -1).any(dim=1).nonzero().flatten()
-    k = int(off.numel())
-    if k < 2 or k * k * max(e[0].numel(), 1) > 50_000_000:
-        return None
-    ev, av = e.reshape(n, -1)[off], a.reshape(n, -1)[off]
+def reordering(e, a, same, exact):
+    """What moved, when the rows that differ are eager's own rows in another order (a sort's ties
+    ordered the other way round); else None."""
     if exact:
-        match = (av.to(ev.dtype)[:, None, :] == ev[None, :, :]).all(dim=2)
+        close = lambda x, y: x.to(y.dtype) == y
     else:
-        ev, av = ev.double(), av.double()
-        match = torch.isclose(av[:, None, :], ev[None, :, :], rtol=RTOL, atol=ATOL, equal_nan=True).all(dim=2)
-    return k if one_to_one([row.nonzero().flatten().tolist() for row in match]) else None
+        e, a = e.double(), a.double()
+        close = lambda x, y: torch.isclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True)
+    found = moved_rows(e, a, same, close)
+    if found is None:
+        return None
+    dim, moved, rows = found
+    return f"the same rows as eager in another order ({{moved}} of {{rows}} rows along dim {{dim}} moved)"
+
+
+{moved_rows}
 
 
 {one_to_one}
@@ -257,10 +256,10 @@ def compare(expected, actual):
             same = e == a.to(e.dtype)
             off = int((~same).sum())
             if off:
-                moved = None if e.is_complex() else moved_rows(e, a, same, True)
+                moved = None if e.is_complex() else reordering(e, a, same, True)
                 if moved is None:
                     return f"output {{i}}: {{off}} of {{e.numel()}} elements differ (exact comparison)"
-                reordered = reordered or f"output {{i}}: the same rows as eager in another order ({{moved}} of {{e.shape[0]}} rows along dim 0 moved)"
+                reordered = reordered or f"output {{i}}: {{moved}}"
             continue
         e64 = torch.view_as_real(e.resolve_conj()).double() if e.is_complex() else e.double()
         a64 = torch.view_as_real(a.resolve_conj()).double() if a.is_complex() else a.double()
@@ -268,9 +267,9 @@ def compare(expected, actual):
             return f"output {{i}}: NaN positions differ"
         close = torch.isclose(a64, e64, rtol=RTOL, atol=ATOL, equal_nan=True)
         if not bool(close.all()):
-            moved = None if e.is_complex() else moved_rows(e, a, close, False)
+            moved = None if e.is_complex() else reordering(e, a, close, False)
             if moved is not None:
-                reordered = reordered or f"output {{i}}: the same rows as eager in another order ({{moved}} of {{e.shape[0]}} rows along dim 0 moved)"
+                reordered = reordered or f"output {{i}}: {{moved}}"
                 continue
             diff = (a64 - e64).abs().nan_to_num(0.0)
             return (f"output {{i}}: max abs diff {{float(diff.max()):.3g}}, {{int((~close).sum())}} of {{e.numel()}} elements "
@@ -698,7 +697,8 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
 
     script = _HEADER.format(case=case.name, path=path, tool=tool, library=lib, extra=extra, atol=case.atol,
                             rtol=case.rtol, check=case.check, dists=(lib, *_DISTS[path]),
-                            fresh_mismatch=FRESH_MISMATCH, one_to_one=inspect.getsource(one_to_one).strip())
+                            fresh_mismatch=FRESH_MISMATCH, one_to_one=inspect.getsource(one_to_one).strip(),
+                            moved_rows=inspect.getsource(moved_rows).strip())
     if plan["kind"] == "pickle":
         put("target.pt", plan["data"])
         script += _TARGETS["pickle"]
