@@ -47,3 +47,15 @@ def statuses_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     code = w.close()
     return {"hello": hello, "inventory": inventory, "messages": messages, "results": results,
             "unknown_case": unknown_case, "unknown_path": unknown_path, "exit_code": code, "log": w.log()}
+
+
+@pytest.fixture
+def requested():
+    """Choose the onnx path's opsets for one test (``requested(17, 23)``); 18 alone afterwards."""
+    from opsweep.runtimes import opsets
+
+    def choose(*ns: int) -> None:
+        opsets.set_requested(tuple(ns))
+
+    yield choose
+    opsets.set_requested((opsets.OPSET,))

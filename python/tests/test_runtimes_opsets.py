@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from harness_helpers import STATUSES_REGISTRY, Worker
@@ -14,14 +13,6 @@ from opsweep.runtimes import opsets
 
 torch.set_num_threads(1)
 
-
-@pytest.fixture
-def requested():
-    def choose(*ns):
-        opsets.set_requested(tuple(ns))
-
-    yield choose
-    opsets.set_requested((opsets.OPSET,))
 
 
 def _torch_opset(c, n):

@@ -12,24 +12,14 @@ from __future__ import annotations
 import signal
 import time
 
-import pytest
 import torch
 
 from opsweep import case
 from opsweep.job import run_job
 from opsweep.paths import onnx as onnx_path
-from opsweep.runtimes import opsets
 
 torch.set_num_threads(1)
 
-
-@pytest.fixture
-def requested():
-    def choose(*ns):
-        opsets.set_requested(tuple(ns))
-
-    yield choose
-    opsets.set_requested((opsets.OPSET,))
 
 
 def _slow_export(monkeypatch, slow_opsets, seconds):
