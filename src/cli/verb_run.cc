@@ -258,7 +258,7 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--threads", opts->threads_text,
                   "torch threads per worker (default 1; more changes the inputs, and so the keys, of cases whose "
                   "inputs come from thread-sensitive kernels)");
-  cmd->add_option("--timeout", opts->timeout_text, "Seconds a job may take before its worker is killed (default 600)");
+  cmd->add_option("--timeout", opts->timeout_text, "Seconds a job may take before its worker is killed (default 600); the onnx sub-verdicts stop in time to keep the path's verdict");
   cmd->add_option("--startup-timeout", opts->startup_timeout_text,
                   "Seconds a worker may take to say hello and list its cases (default 120)");
   cmd->add_option("--db", opts->db, "Results database (default .opsweep/results.db; logs/ and inductor-cache/ go beside it)");
