@@ -23,8 +23,10 @@
 The script rebuilds the target without opsweep: an importable function or class is imported by
 its module and qualified name; a registry wrapper that only forwards to an importable function
 (``Positional``, ``ByName`` of the bundled registries) is unwrapped; any other object is pickled
-into ``target.pt``, which works only if every class in it is importable without opsweep. A target
-that is not (a wrapper written in a registry, a lambda) raises ``ReproError`` that says so.
+into ``target.pt``: with pickle when every class and function in it is importable without opsweep,
+else (a wrapper class of a registry, a lambda written in one) with cloudpickle, which carries their
+code by value; the script then needs cloudpickle too and says so. Only an object neither can save
+raises ``ReproError`` that says so.
 
 ``python -m opsweep.repro --registry FILE ... --case NAME --path P -o DIR`` prints one JSON object
 (``{"files": [...], "run": "python repro.py"}`` or ``{"error": ...}`` with exit 2); the
@@ -95,24 +97,67 @@ def _opsweep_globals(data: bytes) -> list[str]:
     return sorted(set(bad))
 
 
-def _pickled(obj: Any, what: str) -> bytes:
+def _saved(obj: Any, pickle_module: Any) -> tuple[bytes, list[str]]:
+    """``torch.save(obj)`` with ``pickle_module``, and the modules its pickle names that a script
+    without opsweep could not import."""
+    import zipfile
+
     import torch
 
     buf = io.BytesIO()
-    try:
-        torch.save(obj, buf)
-    except Exception as e:  # noqa: BLE001
-        raise ReproError(f"{what} cannot be saved for a standalone script ({type(e).__name__}: {e})") from None
+    torch.save(obj, buf, pickle_module=pickle_module)
     data = buf.getvalue()
     # torch.save writes a zip whose data.pkl is the pickle; read its globals
-    import zipfile
-
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         pkl = next(n for n in z.namelist() if n.endswith("data.pkl"))
-        bad = _opsweep_globals(z.read(pkl))
+        return data, _opsweep_globals(z.read(pkl))
+
+
+def _by_value_modules() -> list[str]:
+    """The loaded modules whose code a by-value pickle carries: opsweep's own and the registries
+    (bundled ones are ``opsweep.registries...``, a loose file ``opsweep_registry_<stem>_<digest>``),
+    which hold the wrappers and the lambdas written in them."""
+    return sorted(name for name, m in list(sys.modules.items()) if m is not None and name.startswith("opsweep"))
+
+
+def _pickled(obj: Any, what: str) -> tuple[bytes, bool]:
+    """The object saved for the script, and whether it needs cloudpickle to load: a plain pickle
+    when every class and function in it is importable without opsweep; otherwise (a registry's
+    wrapper, a lambda written in a registry) cloudpickle carries their code by value."""
+    import pickle
+
+    try:
+        data, bad = _saved(obj, pickle)
+        if not bad:
+            return data, False
+        first: str = f"refers to {', '.join(bad)}"
+    except Exception as e:  # noqa: BLE001 - a lambda or a local class: by value below
+        first = f"{type(e).__name__}: {e}"
+    try:
+        import cloudpickle
+    except ImportError:
+        raise ReproError(f"{what} cannot be saved for a standalone script ({first}; "
+                         "cloudpickle, which carries such code by value, is not installed)") from None
+    registered = []
+    try:
+        for name in _by_value_modules():
+            try:
+                cloudpickle.register_pickle_by_value(sys.modules[name])
+                registered.append(name)
+            except (ValueError, TypeError):  # not a module cloudpickle can carry
+                pass
+        data, bad = _saved(obj, cloudpickle)
+    except Exception as e:  # noqa: BLE001
+        raise ReproError(f"{what} cannot be saved for a standalone script ({type(e).__name__}: {e})") from None
+    finally:
+        for name in registered:
+            try:
+                cloudpickle.unregister_pickle_by_value(sys.modules[name])
+            except (ValueError, KeyError):
+                pass
     if bad:
         raise ReproError(f"{what} refers to {', '.join(bad)}, which a script without opsweep cannot import")
-    return data
+    return data, True
 
 
 def _wrapper_call(target: Any) -> tuple[Any, str] | None:
@@ -128,6 +173,16 @@ def _wrapper_call(target: Any) -> tuple[Any, str] | None:
     return None
 
 
+def _library_name(case: Case) -> str:
+    """The top-level package of the surveyed code: the target's, or for a registry's wrapper the
+    package of what it surveys (``__opsweep_target__``)."""
+    for obj in (case.target, getattr(case.target, "__opsweep_target__", None)):
+        top = (getattr(obj, "__module__", "") or "").split(".", 1)[0]
+        if top and top != "opsweep":
+            return top
+    return "the library"
+
+
 def _target_plan(case: Case) -> dict[str, Any]:
     """What the script does to get the callable: import, unwrap or unpickle."""
     target = case.target
@@ -139,9 +194,11 @@ def _target_plan(case: Case) -> dict[str, Any]:
         fn, template = wrapped
         module, qual = _importable(fn)
         fixed = dict(getattr(target, "fixed", {}))
+        data, by_value = _pickled(fixed, "the wrapper's fixed arguments")
         return {"kind": "wrapper", "module": module, "qualname": qual, "template": template,
-                "names": list(getattr(target, "names", ())), "fixed": _pickled(fixed, "the wrapper's fixed arguments")}
-    return {"kind": "pickle", "data": _pickled(target, f"the target of case {case.name!r} ({type(target).__qualname__})")}
+                "names": list(getattr(target, "names", ())), "fixed": data, "by_value": by_value}
+    data, by_value = _pickled(target, f"the target of case {case.name!r} ({type(target).__qualname__})")
+    return {"kind": "pickle", "data": data, "by_value": by_value}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,8 +207,8 @@ def _target_plan(case: Case) -> dict[str, Any]:
 _HEADER = '''\
 """Reproducer: case {case!r} through the {path} path.
 
-Written by opsweep {tool}; it needs only torch, {library}{extra} (not opsweep). Run it from this
-folder: python repro.py. Exit status 1: the failure shows; 0: everything matches eager.
+Written by opsweep {tool}; it needs only torch, {library}{extra}{by_value_need} (not opsweep). Run it
+from this folder: python repro.py. Exit status 1: the failure shows; 0: everything matches eager.
 """
 import dataclasses
 import os
@@ -161,7 +218,7 @@ import traceback
 import types
 
 import torch
-
+{by_value_import}
 HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)
 CASE, PATH = {case!r}, {path!r}
@@ -310,6 +367,43 @@ INPUTS, KWARGS = tuple(saved["inputs"]), saved["kwargs"]
 # the second input set opsweep checks every capture on (None: the case has none)
 FRESH = tuple(saved["fresh"]) if saved.get("fresh") is not None else None
 FRESH_MISMATCH = {fresh_mismatch!r}
+'''
+
+# a target.pt (or inputs.pt, fixed.pt) that carries code of a registry by value: a wrapper class or
+# a lambda written there, which no installed module holds (opsweep's ``_pickled``)
+_BY_VALUE_IMPORT = '''import cloudpickle  # noqa: F401  target.pt carries a registry's code by value: pip install cloudpickle
+'''
+
+# after loading such a file: torch.compile (Dynamo) reaches the globals of a function it inlines by
+# importing the function's module by name, which for code carried by value no installed package has
+_STAND_IN = '''
+
+def stand_in_modules():
+    """Register, for each module that functions carried by value name but no installed package
+    has, a module whose attributes are those functions' globals (Dynamo imports a function's
+    module by name to reach its globals)."""
+    import gc
+    import importlib.util
+
+    known = {{}}
+    for f in gc.get_objects():
+        if not isinstance(f, types.FunctionType):
+            continue
+        name = f.__globals__.get("__name__")
+        if not isinstance(name, str) or name in sys.modules and name not in known:
+            continue
+        if name not in known:
+            try:
+                known[name] = importlib.util.find_spec(name) is None
+            except Exception:  # its package cannot be imported here
+                known[name] = True
+        if known[name]:
+            module = sys.modules.setdefault(name, types.ModuleType(name))
+            for key, value in f.__globals__.items():
+                module.__dict__.setdefault(key, value)
+
+
+stand_in_modules()
 '''
 
 _TARGETS = {
@@ -675,7 +769,7 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
         raise ReproError(f"case {case.name!r} is skipped ({case.skip}): there is nothing to reproduce")
     case = materialize(case)
     plan = _target_plan(case)
-    lib = library or (getattr(case.target, "__module__", "") or "").split(".", 1)[0] or "the library"
+    lib = library or _library_name(case)
     from opsweep.paths.base import FRESH_MISMATCH, draw_fresh_inputs
 
     fresh, _ = draw_fresh_inputs(case)  # the set the survey checked the capture on, or none
@@ -695,10 +789,15 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
         sets_blob = _dynamic_sets(case, path)
     from opsweep import __version__ as tool
 
+    saved.update(sets_blob)
+    inputs_data, inputs_by_value = _pickled(saved, f"the inputs and keyword arguments of case {case.name!r}")
+    by_value = inputs_by_value or bool(plan.get("by_value"))
     script = _HEADER.format(case=case.name, path=path, tool=tool, library=lib, extra=extra, atol=case.atol,
                             rtol=case.rtol, check=case.check, dists=(lib, *_DISTS[path]),
                             fresh_mismatch=FRESH_MISMATCH, one_to_one=inspect.getsource(one_to_one).strip(),
-                            moved_rows=inspect.getsource(moved_rows).strip())
+                            moved_rows=inspect.getsource(moved_rows).strip(),
+                            by_value_need=", cloudpickle" if by_value else "",
+                            by_value_import=_BY_VALUE_IMPORT if by_value else "")
     if plan["kind"] == "pickle":
         put("target.pt", plan["data"])
         script += _TARGETS["pickle"]
@@ -707,12 +806,13 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
         script += _TARGETS["wrapper"].format(**plan)
     else:
         script += _TARGETS["import"].format(**plan)
+    if by_value:
+        script += _STAND_IN.format()
     script += _CALL.format(method=case.method)
     if path in DYNAMIC_PATH_IDS:
-        saved.update(sets_blob)
         script += _DYNAMIC.format()
     script += _PATHS[path].format()
-    put("inputs.pt", _pickled(saved, f"the inputs and keyword arguments of case {case.name!r}"))
+    put("inputs.pt", inputs_data)
     if path == "onnx":
         onnx_file = _export_onnx(case)
         if onnx_file is not None:

@@ -25,6 +25,7 @@ from harness_helpers import FIXTURES, INDUCTOR_CACHE, STATUSES_REGISTRY
 
 FIDELITY_REGISTRY = os.path.join(FIXTURES, "cases_fidelity.py")
 REORDER_REGISTRY = os.path.join(FIXTURES, "cases_reorder.py")
+BY_VALUE_REGISTRY = os.path.join(FIXTURES, "cases_by_value.py")
 from opsweep import evidence, repro
 from opsweep.job import run_job
 from opsweep.library import load_library
@@ -37,6 +38,10 @@ PLANTED = [
     ("item_scale", "compile"),
     ("onnx_offset", "onnx"),
     ("export_offset", "export"),
+    # targets only a registry holds, carried by value (cloudpickle): a wrapper class and a lambda
+    ("by_value_wrapper", "export"),
+    ("by_value_wrapper", "compile"),
+    ("by_value_lambda", "compile"),
 ]
 
 
@@ -62,7 +67,7 @@ PLANTED_REORDER = [
 
 @pytest.fixture(scope="module")
 def cases():
-    return {lc.case.name: lc.case for lc in load_registries([STATUSES_REGISTRY, FIDELITY_REGISTRY, REORDER_REGISTRY])}
+    return {lc.case.name: lc.case for lc in load_registries([STATUSES_REGISTRY, FIDELITY_REGISTRY, REORDER_REGISTRY, BY_VALUE_REGISTRY])}
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +111,11 @@ def test_the_reproducer_shows_the_recorded_failure(cases, no_opsweep, tmp_path, 
     folder = tmp_path / f"{name}-{path}"
     files = repro.write_repro(cases[name], path, str(folder), library="fixture_ops")
     assert "repro.py" in files and "inputs.pt" in files
-    assert not re.search(r"^\s*(import|from)\s+opsweep", (folder / "repro.py").read_text(), re.M)
+    script = (folder / "repro.py").read_text()
+    assert not re.search(r"^\s*(import|from)\s+opsweep", script, re.M)
+    # cloudpickle only where a registry's own code is carried by value, and then said in the docstring
+    assert ("import cloudpickle" in script) == name.startswith("by_value"), name
+    assert ("fixture_ops, cloudpickle (not opsweep)" in script) == name.startswith("by_value"), script[:300]
     proc, verdict = _run_script(folder, no_opsweep)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "versions:" in proc.stdout and "torch" in proc.stdout
