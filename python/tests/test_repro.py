@@ -247,14 +247,26 @@ def test_module_targets_with_methods_and_kwargs_are_pickled(cases, no_opsweep, t
 
 
 def test_targets_a_script_cannot_rebuild_are_refused(tmp_path):
+    import threading
+
     from opsweep import case
 
-    class Local(torch.nn.Module):  # defined in a test module: not importable without it
+    class Local(torch.nn.Module):  # defined in a function: no module holds it, its code is carried
         def forward(self, x):
             return x
 
-    with pytest.raises(repro.ReproError, match="cannot"):
-        repro.write_repro(case("local", "g", Local(), [torch.ones(2)]), "export", str(tmp_path))
+    files = repro.write_repro(case("local", "g", Local(), [torch.ones(2)]), "export", str(tmp_path / "local"))
+    assert "target.pt" in files and "import cloudpickle" in (tmp_path / "local" / "repro.py").read_text()
+
+    class Holding(Local):  # what nothing can save (DepthEstimation.visualize holds an onnxruntime session)
+        def __init__(self):
+            super().__init__()
+            self.lock = threading.Lock()
+
+    with pytest.raises(repro.ReproError, match=r"cannot be saved for a standalone script \(TypeError: cannot pickle "
+                                               r"'_thread.lock' object\)"):
+        repro.write_repro(case("holding", "g", Holding(), [torch.ones(2)]), "export", str(tmp_path / "holding"))
+    assert not (tmp_path / "holding").exists()
     with pytest.raises(repro.ReproError, match="skipped"):
         repro.write_repro(case("skipped", "g", torch.sin, [torch.ones(2)], skip="no"), "export", str(tmp_path))
     with pytest.raises(repro.ReproError, match="no reproducer for path"):
