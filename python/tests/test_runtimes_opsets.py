@@ -109,3 +109,26 @@ def test_the_worker_reports_the_requested_opsets(tmp_path):
     subs = result["record"]["subverdicts"]
     assert sorted(subs) == ["openvino", "opset17", "reference", "tract"], subs
     assert all(v["status"] == "ok" for v in subs.values()), subs
+
+
+def test_an_opsets_session_runs_through_the_paths_own_call(requested, monkeypatch):
+    # onnxruntime 1.23 returns an output that is a graph input as a view of the feed, freed when the
+    # call returns: the path's run_session copies it. The opsets ran the session themselves without
+    # the copy, and onnx jobs segfaulted the torch 2.9.1 survey's workers now and then.
+    from opsweep.paths import onnx as onnx_path
+
+    calls = []
+    real = onnx_path.run_session
+
+    def spy(session, feeds_spec, inputs):
+        calls.append(len(inputs))
+        return real(session, feeds_spec, inputs)
+
+    monkeypatch.setattr(onnx_path, "run_session", spy)
+    requested(17, 23)
+    r = run_job(case("pass_through", "t", lambda x, y: (x, y * 2), [torch.rand(2, 3), torch.rand(3)]), "onnx",
+                library=None, threads=1)
+    assert r["status"] == "ok", r
+    for key in ("opset17", "opset23"):
+        assert r["subverdicts"][key]["status"] == "ok", (key, r["subverdicts"][key])
+    assert calls == [2] * 6  # trace and fresh inputs: the path's own verdict, then each opset's

@@ -169,7 +169,7 @@ def probe_onnx(ctx: ProbeContext) -> Outcome:
             locate_failed_node(ctx, e)
             raise
 
-    extra = ExtraVerdicts(ctx, export=export_at, ort_session=ort_session)
+    extra = ExtraVerdicts(ctx, export=export_at, ort_session=ort_session, run_session=run_session)
     try:
         return _probe(ctx, extra)
     finally:

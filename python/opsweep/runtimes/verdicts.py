@@ -239,7 +239,8 @@ def _judge_runtime_once(ctx: ProbeContext, spec: RuntimeSpec, model: bytes, host
 
 
 def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
-                ort_session: Callable[[bytes, int], Any]) -> dict[str, Any]:
+                ort_session: Callable[[bytes, int], Any],
+                run_session: Callable[[Any, list[Any], tuple[Any, ...]], list[Any]]) -> dict[str, Any]:
     """The sub-verdict of opset ``opset``: ``make_model()`` gives its ModelProto (at the step the
     sub-context says: convert or export), then checker, onnxruntime, fidelity checks. It runs in
     the worker, so the end of the job's time is an alarm (``alarm_at``): a ``timeout`` sub-verdict."""
@@ -247,7 +248,7 @@ def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
     started = time.perf_counter()
     try:
         with alarm_at(stop_at(ctx)):
-            return _judge_opset(ctx, sub, started, opset, make_model, ort_session)
+            return _judge_opset(ctx, sub, started, opset, make_model, ort_session, run_session)
     except OutOfJobTime:
         return _record("timeout", sub.step,
                        f"no result before {job_time_text(ctx)} ran out (step {sub.step}, after "
@@ -256,7 +257,8 @@ def judge_opset(ctx: ProbeContext, opset: int, make_model: Callable[[], Any],
 
 
 def _judge_opset(ctx: ProbeContext, sub: ProbeContext, started: float, opset: int, make_model: Callable[[], Any],
-                 ort_session: Callable[[bytes, int], Any]) -> dict[str, Any]:
+                 ort_session: Callable[[bytes, int], Any],
+                 run_session: Callable[[Any, list[Any], tuple[Any, ...]], list[Any]]) -> dict[str, Any]:
     import onnx
 
     try:
@@ -278,8 +280,9 @@ def _judge_opset(ctx: ProbeContext, sub: ProbeContext, started: float, opset: in
             raise RuntimeError(f"the ONNX graph has {len(feeds_spec)} inputs, the case has {len(ctx.case.inputs)}")
 
         def run(inputs: tuple[Any, ...]) -> list[Any]:
-            feeds = {s.name: x.detach().cpu().contiguous().numpy() for s, x in zip(feeds_spec, inputs)}
-            return list(session.run(None, feeds))
+            # the path's own call: outputs copied while the feeds live (onnxruntime 1.23 returns an
+            # output that is a graph input as a view of the freed feed: SIGSEGV or a wrong mismatch)
+            return run_session(session, feeds_spec, inputs)
 
         outcome: Outcome = sub.verify(run, "ort-run")
         return _record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library)
@@ -293,21 +296,24 @@ def _judge_opset(ctx: ProbeContext, sub: ProbeContext, started: float, opset: in
 class ExtraVerdicts:
     """What the onnx probe does besides onnxruntime at opset 18, in three calls:
 
-        extra = ExtraVerdicts(ctx, export=..., ort_session=...)
+        extra = ExtraVerdicts(ctx, export=..., ort_session=..., run_session=...)
         with extra.capture.around_export(): program = torch.onnx.export(...)
         extra.checked(model_bytes)          # after onnx.checker passed
         ...                                 # the path's own onnxruntime verdict
         extra.finish()                      # in a finally: runs the runtimes and the opsets
 
     ``export(opset)`` re-exports the case at an opset above 18 (the path's own call with another
-    ``opset_version``); ``ort_session(bytes, threads)`` is the path's onnxruntime session.
+    ``opset_version``); ``ort_session(bytes, threads)`` is the path's onnxruntime session and
+    ``run_session(session, feeds_spec, inputs)`` its call (outputs that own their memory).
     """
 
     def __init__(self, ctx: ProbeContext, export: Callable[[int], Any],
-                 ort_session: Callable[[bytes, int], Any]):
+                 ort_session: Callable[[bytes, int], Any],
+                 run_session: Callable[[Any, list[Any], tuple[Any, ...]], list[Any]]):
         self.ctx = ctx
         self.export = export
         self.ort_session = ort_session
+        self.run_session = run_session
         self.opsets = _opsets.extra()
         self.capture = _opsets.ConversionCapture(any(n < _opsets.OPSET for n in self.opsets))
         self.model: bytes | None = None
@@ -357,12 +363,13 @@ class ExtraVerdicts:
                 if n < _opsets.OPSET:
                     if captured is not None:
                         out[key] = self._late() or judge_opset(
-                            self.ctx, n, lambda c=captured: _opsets.convert(c, n), self.ort_session)
+                            self.ctx, n, lambda c=captured: _opsets.convert(c, n), self.ort_session, self.run_session)
                 else:
                     if captured is not None:
                         captured = None
                         release()
-                    out[key] = self._late() or judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session)
+                    out[key] = self._late() or judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session,
+                                                               self.run_session)
                 release()
         finally:
             target = getattr(self.ctx, "subverdicts", None)
