@@ -118,7 +118,9 @@ def moved_rows(ev, av, same, close):
             if k < 2 or k * k * max(e3.shape[2], 1) > 50_000_000:  # memory and time of the pairs
                 moved = 0
                 break
-            match = close(a3[p][off][:, None, :], e3[p][off][None, :, :]).all(dim=2)
+            # every pair of rows: broadcast first (torch 2.9's isclose refuses [k,1,w] against [1,k,w])
+            pairs = torch.broadcast_tensors(a3[p][off][:, None, :], e3[p][off][None, :, :])
+            match = close(*pairs).all(dim=2)
             if not one_to_one([row.nonzero().flatten().tolist() for row in match]):
                 moved = 0
                 break
