@@ -120,6 +120,8 @@ def test_every_harness_migration_leads_to_the_current_harness():
             assert path in current, (m["id"], path)
             continued = any(n["from"].get(path) == to for n in entries if n is not m)
             assert to == current[path] or continued, (m["id"], path, to, current[path])
+            # the engine refuses the worker's hello otherwise: name only the paths the change altered
+            assert m["from"][path] != to, (m["id"], path, "'from' and 'to' are the same digest")
 
 
 def test_a_migration_can_mark_the_results_of_some_paths_only(tmp_path, monkeypatch):
