@@ -15,6 +15,9 @@ reaches the protocol). The worker sends one request and waits for its reply:
     {"op":"compile"}                                            -> the session's compile step
     {"op":"run","inputs":[<ndarray>, ...]}                      -> {"outputs":[<ndarray>, ...]}
     {"op":"close"}                                              -> the session dropped
+    {"op":"convert","model":<bytes>,"opset":N,"apis":"onnxscript._framework_apis.torch_2_9"}
+                                                                -> {"model":<bytes>}: an opset below
+                                                                   18 (opsets.convert_serialized)
     {"op":"ping"}
 
 Every reply is ``{"ok": true, "seconds": s, ...}`` or ``{"ok": false, "error": {"type", "message",
@@ -94,7 +97,24 @@ def resolve_adapter(spec: str) -> type:
     return cls
 
 
-def _error(exc: BaseException, cleaner: Any) -> dict[str, Any]:
+def _root_cause(exc: BaseException) -> BaseException:
+    """Follow __cause__, else __context__, to the innermost exception (as opsweep.evidence does)."""
+    seen = {id(exc)}
+    cur = exc
+    while True:
+        nxt = cur.__cause__ if cur.__cause__ is not None else cur.__context__
+        if nxt is None or id(nxt) in seen:
+            return cur
+        seen.add(id(nxt))
+        cur = nxt
+
+
+def _error(exc: BaseException, cleaner: Any, root: bool = False) -> dict[str, Any]:
+    """type, message and chain; with ``root``, type and message are the root cause's (the worker's
+    own records name the root cause: opsweep.evidence), the chain is the whole one."""
+    whole = exc
+    if root:
+        exc = _root_cause(exc)
     t = type(exc)
     name = t.__qualname__ if t.__module__ in ("builtins", None) else f"{t.__module__}.{t.__qualname__}"
     try:
@@ -105,7 +125,7 @@ def _error(exc: BaseException, cleaner: Any) -> dict[str, Any]:
         message = cleaner(text) if cleaner is not None else text
     except Exception:  # noqa: BLE001
         message = text
-    chain = "".join(traceback.format_exception(t, exc, exc.__traceback__))
+    chain = "".join(traceback.format_exception(type(whole), whole, whole.__traceback__))
     return {"type": name, "message": message or text, "chain": chain}
 
 
@@ -133,10 +153,13 @@ def serve(requests: BinaryIO, replies: BinaryIO, threads: int) -> int:
                 reply["outputs"] = _require(session).run(list(message["inputs"]))
             elif op == "close":
                 session = None
+            elif op == "convert":
+                convert = resolve_adapter("opsets:convert_serialized")
+                reply["model"] = convert(message["model"], int(message["opset"]), str(message["apis"]))
             elif op != "ping":
                 raise ValueError(f"unknown request {op!r}")
         except (Exception, SystemExit) as e:  # noqa: BLE001 - a runtime's failure is an answer
-            reply = {"ok": False, "error": _error(e, cleaner)}
+            reply = {"ok": False, "error": _error(e, None if op == "convert" else cleaner, root=op == "convert")}
         reply["seconds"] = time.perf_counter() - t0
         try:
             write_message(replies, reply)

@@ -93,6 +93,12 @@ def conversion_step(opset: int) -> str:
     return "convert" if opset < OPSET else "export"
 
 
+def apis_name() -> str:
+    """The name of the onnxscript framework-API module torch.onnx calls
+    (``onnxscript._framework_apis.torch_2_9`` under torch 2.9)."""
+    return _apis().__name__
+
+
 def _apis() -> Any:
     """The onnxscript framework-API module torch.onnx calls (``_lazy_import.onnxscript_apis``)."""
     from torch.onnx._internal import _lazy_import
@@ -140,6 +146,9 @@ class ConversionCapture:
 class ConversionFailed(RuntimeError):
     """The converted model is not at the requested opset (torch would return it anyway)."""
 
+    # its name in records wherever this file was loaded from (the runtime host loads it by path)
+    __module__ = "opsweep.runtimes.opsets"
+
 
 class _Collect(logging.Handler):
     """The converter's warnings; those that carry an exception are what went wrong."""
@@ -159,15 +168,16 @@ class _Collect(logging.Handler):
         return "; ".join(dict.fromkeys(self.errors or self.lines)) or "no message"
 
 
-def convert(captured: Any, opset: int) -> Any:
-    """Replay torch's ``convert_version(model, N)`` + optimise on the captured opset-18 model.
+def convert(captured: Any, opset: int, apis: Any = None) -> Any:
+    """Replay torch's ``convert_version(model, N)`` + optimise on the captured opset-18 model
+    (``apis``: torch's onnxscript framework-API module, found through torch when None).
 
     Returns the ModelProto; raises ConversionFailed (with the converter's warnings) when the
     result is not at ``opset``.
     """
     from onnxscript import ir
 
-    apis = _apis()
+    apis = _apis() if apis is None else apis
     model = ir.from_proto(captured)
     collect = _Collect()
     loggers = [logging.getLogger(name) for name in ("onnxscript.version_converter", "onnxscript")]
@@ -194,3 +204,17 @@ def model_opset(model: Any) -> int | None:
         if entry.domain in ("", "ai.onnx"):
             return int(entry.version)
     return None
+
+
+def convert_serialized(model: bytes, opset: int, apis: str) -> bytes:
+    """``convert`` on a serialized ModelProto, with the framework-API module named: what the
+    runtime host runs for the request ``{"op": "convert", ...}`` (host.py). It runs there, not in
+    the worker, because the conversion can kill its process: below opset 18, torch 2.9's
+    onnxscript (0.5.4) hands the conversion to onnx's C API version converter, which died with
+    SIGSEGV in fifteen onnx jobs of the torch 2.9.1 survey (``adjust_contrast``, ``psnr_loss``, ...,
+    inside ``onnx.version_converter.convert_version``), and with the worker went the path's own
+    opset-18 verdict. In the host only this opset's sub-verdict is lost (``crash``)."""
+    import onnx
+
+    proto = onnx.ModelProto.FromString(model)
+    return bytes(convert(proto, opset, importlib.import_module(apis)).SerializeToString())

@@ -29,7 +29,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, bound, evidence, exception_chain, scrub
+from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, _neutralise, bound, evidence, exception_chain, scrub
 from opsweep.paths.base import Outcome, ProbeContext
 from opsweep.runtimes import RuntimeSpec, enabled
 from opsweep.runtimes import opsets as _opsets
@@ -285,12 +285,115 @@ def _judge_opset(ctx: ProbeContext, sub: ProbeContext, started: float, opset: in
             return run_session(session, feeds_spec, inputs)
 
         outcome: Outcome = sub.verify(run, "ort-run")
-        return _record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library)
+        return _noted(_record(outcome.status, outcome.step, outcome.detail, None, sub, started, ctx.library),
+                      make_model, ctx)
+    except ConversionCrashed as e:  # the conversion killed its process: in torch.onnx.export, the user's
+        return _record("crash", sub.step,
+                       scrub(f"{e.detail} during {sub.step} (in a fresh runtime host too): the version conversion "
+                             f"killed its process, as it would the caller of torch.onnx.export(opset_version="
+                             f"{opset}); the path's own verdict stands", ctx.library),
+                       None, sub, started, ctx.library)
     except Exception as e:  # noqa: BLE001 - a failure of this opset is its verdict
         if any(isinstance(x, OutOfJobTime) for x in exception_chain(e)):  # wrapped by the exporter
             raise OutOfJobTime() from e
         detail = FRESH_RAISED if getattr(e, "opsweep_fresh_inputs", False) else ""
-        return _record("fail", sub.step, detail, evidence(e, ctx.library), sub, started, ctx.library)
+        error = _conversion_error(e.error, ctx.library) if isinstance(e, ConversionRaised) else evidence(e, ctx.library)
+        return _noted(_record("fail", sub.step, detail, error, sub, started, ctx.library), make_model, ctx)
+
+
+def _noted(record: dict[str, Any], make_model: Any, ctx: ProbeContext) -> dict[str, Any]:
+    """The record with the conversion's note (a first attempt that crashed the host) in its detail."""
+    note = getattr(make_model, "note", "")
+    if note:
+        record["detail"] = scrub((record["detail"] + "; " if record["detail"] else "") + note, ctx.library)
+    return record
+
+
+class ConversionRaised(Exception):
+    """The conversion raised in the runtime host; ``error`` is the host's (type, message, chain)."""
+
+    def __init__(self, error: dict[str, Any]):
+        super().__init__(str(error.get("message") or ""))
+        self.error = error
+
+
+class ConversionCrashed(Exception):
+    """The runtime host died converting (twice: a first crash is retried in a fresh host)."""
+
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail
+
+
+IN_WORKER_BYTES = 256 << 20  # a captured model this large is converted in the worker (see converted)
+CONVERT_LIMIT_S = 600.0  # a conversion's time limit when the job has none
+
+
+def _conversion_error(error: dict[str, Any], library: Any) -> dict[str, Any]:
+    """The record's error object for a conversion that raised in the host: what ``evidence`` gives
+    for the same exception in the worker (root cause's type and message, the whole chain; a
+    conversion runs no library or registry code, so no frames)."""
+    return {
+        "type": str(error.get("type") or "RuntimeError"),
+        "message": _neutralise(scrub(str(error.get("message") or ""), library))[:MESSAGE_LIMIT],
+        "chain": bound(_neutralise(scrub(str(error.get("chain") or ""), library)), CHAIN_LIMIT),
+        "frames": [],
+        "registry_frames": [],
+        "raised_in": "",
+    }
+
+
+class Conversion:
+    """``make_model`` of an opset below 18: ``opsets.convert(captured, opset)`` run in the worker's
+    runtime host, not in the worker. Below opset 18, torch 2.9's onnxscript hands the conversion to
+    onnx's C API version converter, which can die with SIGSEGV (opsets.convert_serialized).
+
+    A host that dies is asked once more, fresh (a shared host's crash may be its earlier requests'
+    doing, as in ``judge_runtime``): dying twice is ConversionCrashed; an answer the second time is
+    the verdict, and ``note`` says that the first attempt crashed. A conversion that raises is
+    ConversionRaised; one still running at the end of the job's time raises OutOfJobTime (the host
+    is killed). A model of ``IN_WORKER_BYTES`` or more is converted in the worker, as before: the
+    host would receive a copy of it and convert it within its memory budget, which a large model's
+    conversion can exceed."""
+
+    def __init__(self, ctx: ProbeContext, captured: Any, opset: int):
+        self.ctx = ctx
+        self.captured = captured
+        self.opset = opset
+        self.note = ""
+
+    def __call__(self) -> Any:
+        import onnx
+
+        if self.captured.ByteSize() >= IN_WORKER_BYTES:
+            return _opsets.convert(self.captured, self.opset)
+        message = {"op": "convert", "model": self.captured.SerializeToString(), "opset": self.opset,
+                   "apis": _opsets.apis_name()}
+        host = shared_host(self.ctx.threads)
+        end = stop_at(self.ctx)
+        first = ""
+        while True:
+            deadline = end if end is not None else time.monotonic() + CONVERT_LIMIT_S
+            try:
+                reply = host.request(message, deadline - time.monotonic())
+            except BaseException:  # the job's alarm in the middle of a request: the host goes with it
+                host.kill()
+                raise
+            if first and reply.kind != "crash":
+                self.note = (f"a first attempt crashed the shared runtime host ({first} during convert); "
+                             "this is the answer of a fresh host")
+            if reply.kind == "ok":
+                return onnx.ModelProto.FromString(reply.value["model"])
+            if reply.kind == "error":
+                raise ConversionRaised(reply.error)
+            if reply.kind == "timeout":
+                if end is not None:
+                    raise OutOfJobTime()
+                raise ConversionRaised({"type": "TimeoutError", "chain": "",
+                                        "message": f"no converted model within {CONVERT_LIMIT_S:g} s"})
+            if first:
+                raise ConversionCrashed(reply.detail)
+            first = reply.detail or "it died"
 
 
 class ExtraVerdicts:
@@ -363,7 +466,8 @@ class ExtraVerdicts:
                 if n < _opsets.OPSET:
                     if captured is not None:
                         out[key] = self._late() or judge_opset(
-                            self.ctx, n, lambda c=captured: _opsets.convert(c, n), self.ort_session, self.run_session)
+                            self.ctx, n, Conversion(self.ctx, captured, n), self.ort_session,
+                            self.run_session)
                 else:
                     if captured is not None:
                         captured = None
@@ -371,6 +475,8 @@ class ExtraVerdicts:
                     out[key] = self._late() or judge_opset(self.ctx, n, lambda: self.export(n), self.ort_session,
                                                                self.run_session)
                 release()
+            if any(n < _opsets.OPSET for n in self.opsets):  # the conversions ran in the host
+                shared_host(self.ctx.threads).close_if_larger_than(HOST_KEEP_MIB)
         finally:
             target = getattr(self.ctx, "subverdicts", None)
             if isinstance(target, dict):
