@@ -210,6 +210,7 @@ _HEADER = '''\
 Written by opsweep {tool}; it needs only torch, {library}{extra}{by_value_need} (not opsweep). Run it
 from this folder: python repro.py. Exit status 1: the failure shows; 0: everything matches eager.
 """
+import copy
 import dataclasses
 import os
 import platform
@@ -436,20 +437,35 @@ _CALL = '''\
 METHOD = {method!r}
 
 
+def own_copy(value):
+    """A deep copy, or the value itself when it cannot be copied (functions, odd objects)."""
+    try:
+        return copy.deepcopy(value)
+    except Exception:
+        return value
+
+
 class Case(torch.nn.Module):
-    """The call as opsweep makes it: target(*inputs, **kwargs) (or its method), outputs flattened."""
+    """The call as opsweep makes it: target(*inputs, **kwargs) (or its method), outputs flattened.
+
+    Each Case holds its own deep copy of the target and the kwargs, as opsweep's does: eager and
+    the capture never share a module's state (a module that keeps its last call's parameters would
+    otherwise hide a capture that loses that write)."""
 
     def __init__(self, flat):
         super().__init__()
-        if isinstance(target, torch.nn.Module):
-            self.target = target
+        copied = isinstance(target, torch.nn.Module) or not callable(target) or METHOD is not None
+        own = own_copy(target) if copied else target
+        if isinstance(own, torch.nn.Module):
+            self.target = own
         else:
-            self.__dict__["target"] = target
+            self.__dict__["target"] = own
+        self.__dict__["kwargs"] = own_copy(dict(KWARGS))
         self.flat = flat
 
     def forward(self, *xs):
         fn = self.target if METHOD is None else getattr(self.target, METHOD)
-        out = fn(*xs, **KWARGS)
+        out = fn(*xs, **self.kwargs)
         return tuple(flatten(out)) if self.flat else out
 
 
@@ -481,6 +497,18 @@ def on_fresh(run, step, what):
         failed(step, e)
     problem = compare(expected_fresh, actual_fresh)
     if problem:
+        # the capture was called before (on the trace inputs), eager's module was new: a target that
+        # keeps state between calls differs for that alone. Eager with the same history decides.
+        torch.manual_seed(0)
+        with torch.no_grad():
+            same = module(False)
+            same(*INPUTS)
+            torch.manual_seed(0)
+            history = [t.detach().clone() for t in flatten(same(*FRESH))]
+        if compare(expected_fresh, history) and not compare(history, actual_fresh):
+            print("fresh inputs: the target keeps state between calls; the capture matches eager called "
+                  "with the same history (trace inputs, then fresh)")
+            return
         failed(f"mismatch ({{what}} vs eager): {{FRESH_MISMATCH}}: {{problem}}")
 
 

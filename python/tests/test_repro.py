@@ -238,6 +238,20 @@ def test_a_passing_job_reproduces_as_ok(cases, no_opsweep, tmp_path):
     assert proc.returncode == 0 and verdict.startswith("ok:"), proc.stdout + proc.stderr
 
 
+def test_eager_and_the_capture_run_their_own_copies_in_the_reproducer(cases, no_opsweep, tmp_path):
+    # The survey deep-copies the target for every call site; the script did not, and a module that
+    # keeps its last call's state (kornia's audit reads AugmentationSequential._params) looked right
+    # in the script after its eager run, while the survey's fresh copy showed the capture losing it.
+    c = cases["by_value_remembers_last_call"]
+    record = _record(c, "compile")
+    folder = tmp_path / "remembers"
+    repro.write_repro(c, "compile", str(folder), library="fixture_ops")
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert record["status"] == "ok-breaks", record  # data_branch breaks the graph; the values match
+    assert proc.returncode == 1 and verdict.startswith("graph breaks: "), proc.stdout + proc.stderr
+    assert "mismatch" not in proc.stdout, proc.stdout  # shared state would add 100 to the capture's output
+
+
 def test_module_targets_with_methods_and_kwargs_are_pickled(cases, no_opsweep, tmp_path):
     folder = tmp_path / "projector"
     files = repro.write_repro(cases["Projector.project[offset]"], "export", str(folder), library="fixture_ops")
