@@ -31,6 +31,9 @@ from {real} import convert_version as _real_convert
 
 
 def convert_version(model, target_version):
+    if os.environ.get("OPSWEEP_TEST_HANG"):
+        import time
+        time.sleep(600)
     marker = os.environ.get("OPSWEEP_TEST_CRASH_ONCE")
     if marker is None or not os.path.exists(marker):
         if marker is not None:
@@ -87,6 +90,26 @@ def test_a_first_crash_is_asked_again_in_a_fresh_host(requested, planted_convert
     assert (v["status"], v["step"]) == ("ok", ""), v
     assert "a first attempt crashed the shared runtime host (the runtime host exited with signal 11" in v["detail"]
     assert v["checks"]["fresh_inputs"]["passed"] is True
+
+
+def test_a_conversion_that_outlasts_the_job_is_its_timeout_and_the_host_goes(requested, planted_converter,
+                                                                               no_runtimes, monkeypatch):
+    import time
+
+    monkeypatch.setenv("OPSWEEP_TEST_HANG", "1")
+    requested(17)
+    t0 = time.perf_counter()
+    r = run_job(_softmax(), "onnx", library=None, threads=1, timeout_s=20)
+    assert time.perf_counter() - t0 < 20  # at the job's end less the reserve, not after 600 s
+    assert r["status"] == "ok", r
+    v = r["subverdicts"]["opset17"]
+    assert (v["status"], v["step"]) == ("timeout", "convert"), v
+    assert v["detail"].startswith("no result before the job's time limit of 20 s ran out (step convert"), v
+    host = client.shared_host(1)
+    assert not host.alive()  # the hanging host was killed: its unanswered request cannot answer the next one
+    monkeypatch.delenv("OPSWEEP_TEST_HANG")
+    r = run_job(_softmax(), "onnx", library=None, threads=1)
+    assert r["subverdicts"]["opset17"]["status"] == "crash"  # a new host, the planted converter's SIGSEGV again
 
 
 def test_a_conversion_that_raises_is_the_error_the_worker_would_have_built(requested):
