@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import time
 
 import numpy as np
@@ -264,3 +265,69 @@ def test_randomness_check_runs_in_every_runtime():
     # tract refuses the exporter's RandomUniformLike (it wants a shape attribute the spec does not have)
     tr = r["subverdicts"]["tract"]
     assert (tr["status"], tr["step"]) == ("fail", "load") and "RandomUniformLike" in tr["error"]["message"]
+
+
+def _fake_tract(monkeypatch, api):
+    """A stand-in ``tract`` module with the names of tract 0.23 (``load``, ``into_model``) or 0.22
+    (``model_for_path``, ``into_optimized``); the run doubles its input."""
+    import types
+
+    import numpy as np
+
+    calls = []
+
+    class Value:
+        def __init__(self, a):
+            self.a = a
+
+        def to_numpy(self):
+            return self.a
+
+    class Runnable:
+        def input_count(self):
+            return 1
+
+        def run(self, inputs):
+            calls.append("run")
+            return [Value(np.asarray(inputs[0]) * 2)]
+
+    class Typed:
+        def into_runnable(self):
+            calls.append("into_runnable")
+            return Runnable()
+
+    class Inference:
+        pass
+
+    if api == "0.23":
+        Inference.into_model = lambda self: calls.append("into_model") or Typed()
+    else:
+        Inference.into_optimized = lambda self: calls.append("into_optimized") or Typed()
+
+    class Onnx:
+        pass
+
+    if api == "0.23":
+        Onnx.load = lambda self, path: calls.append("load") or Inference()
+    else:
+        Onnx.model_for_path = lambda self, path: calls.append("model_for_path") or Inference()
+    module = types.SimpleNamespace(onnx=Onnx, TractError=RuntimeError)
+    monkeypatch.setitem(sys.modules, "tract", module)
+    return calls
+
+
+@pytest.mark.parametrize("api,names", [("0.23", ["load", "into_model"]), ("0.22", ["model_for_path", "into_optimized"])])
+def test_the_tract_adapter_calls_each_release_by_its_own_names(monkeypatch, api, names):
+    # tract 0.22 (torch 2.9.1's environment) has no onnx().load: calling 0.23's names failed every
+    # tract sub-verdict of that survey with "'Onnx' object has no attribute 'load'"
+    import numpy as np
+
+    from opsweep.runtimes import adapters
+
+    calls = _fake_tract(monkeypatch, api)
+    a = adapters.Tract(1)
+    a.load(b"not read by the fake", ["x"])
+    a.compile()
+    out = a.run([np.arange(3.0)])
+    assert calls == [names[0], names[1], "into_runnable", "run"], calls
+    assert out[0].tolist() == [0.0, 2.0, 4.0]

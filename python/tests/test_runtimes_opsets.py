@@ -132,3 +132,15 @@ def test_an_opsets_session_runs_through_the_paths_own_call(requested, monkeypatc
     for key in ("opset17", "opset23"):
         assert r["subverdicts"][key]["status"] == "ok", (key, r["subverdicts"][key])
     assert calls == [2] * 6  # trace and fresh inputs: the path's own verdict, then each opset's
+
+
+def test_an_opset_the_environments_onnxruntime_cannot_load_is_refused(monkeypatch):
+    # onnxruntime 1.23.2 (the torch 2.9.1 environment's) refuses every opset-24 model at load; a survey
+    # asked for it measured 2,194 opset24 sub-verdicts that all said so. Simulated here: this
+    # environment's onnxruntime loads them all (checked for real just below).
+    assert opsets.onnxruntime_loads(18) and opsets.onnxruntime_loads(opsets.max_opset())
+    monkeypatch.setattr(opsets, "onnxruntime_loads", lambda n: n <= 23)
+    got, err = opsets.parse_opsets("17,24")
+    assert got is None and "\n" not in err, err
+    assert "does not load opset 24 models (the newest it loads is 23)" in err, err
+    assert opsets.parse_opsets("17,23") == ((17, 18, 23), "")

@@ -120,7 +120,11 @@ class OpenVINO(Adapter):
 class Tract(Adapter):
     """tract through its Python bindings: ``onnx().load(path)`` is the load; ``into_model()``
     (type and shape inference) plus ``into_runnable()`` (the default CPU runtime: an optimised
-    plan) the compile.
+    plan) the compile. tract 0.22 (the torch 2.9.1 environment's) names them differently:
+    ``onnx().model_for_path(path)``, and ``into_optimized()`` (typing and the optimised plan) before
+    ``into_runnable()``; each release is called by its own names (calling 0.23's names on 0.22
+    failed every load with "'Onnx' object has no attribute 'load'", which is opsweep's error, not
+    tract's).
 
     tract keeps integer shape arithmetic as ``TDim`` (symbolic dimensions); its Python API cannot
     hand a TDim tensor to numpy ("Unsupported DatumType in the public API TDim"), so such outputs
@@ -136,10 +140,15 @@ class Tract(Adapter):
             path = os.path.join(tmp, "model.onnx")
             with open(path, "wb") as f:
                 f.write(model)
-            self.inference = tract.onnx().load(path)
+            onnx = tract.onnx()
+            load = onnx.load if hasattr(onnx, "load") else onnx.model_for_path  # tract >= 0.23 / 0.22
+            self.inference = load(path)
 
     def compile(self) -> None:
-        typed = self.inference.into_model()
+        if hasattr(self.inference, "into_model"):  # tract >= 0.23: the runnable is the optimised plan
+            typed = self.inference.into_model()
+        else:  # tract 0.22: typed and optimised in one step
+            typed = self.inference.into_optimized()
         self.runnable = typed.into_runnable()
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -151,7 +160,7 @@ class Tract(Adapter):
         try:
             return _own(tensor.to_numpy())
         except self.tract.TractError as e:
-            if "TDim" not in str(e):
+            if "TDim" not in str(e) or not hasattr(tensor, "convert_to"):  # tract 0.22 cannot convert
                 raise
             return _own(tensor.convert_to(self.tract.DatumType.I64).to_numpy())
 

@@ -60,8 +60,39 @@ def parse_opsets(text: str) -> tuple[tuple[int, ...] | None, str]:
         if not MIN_OPSET <= n <= top:
             return None, (f"--opset {text!r}: opset {n} is outside {MIN_OPSET}..{top}, the opsets that this environment's "
                           f"onnx {_onnx_version()} knows")
+        if n > OPSET and not onnxruntime_loads(n):
+            newest = max((k for k in range(OPSET, n) if onnxruntime_loads(k)), default=OPSET)
+            return None, (f"--opset {text!r}: this environment's onnxruntime {_onnxruntime_version()} does not load "
+                          f"opset {n} models (the newest it loads is {newest}): every sub-verdict of opset {n} would "
+                          f"fail at ort-load")
         values.add(n)
     return tuple(sorted(values)), ""
+
+
+def onnxruntime_loads(opset: int) -> bool:
+    """Whether onnxruntime loads a one-node model (Identity) at ``opset``, stamped with the oldest IR
+    version that opset allows: an opset newer than the runtime knows fails at load for every model
+    (onnxruntime 1.23.2, torch 2.9.1's, refuses opset 24: "ValidateOpsetForDomain")."""
+    import onnx
+    import onnxruntime
+    from onnx import TensorProto, helper
+
+    value = helper.make_tensor_value_info
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "opset_probe",
+                              [value("x", TensorProto.FLOAT, [1])], [value("y", TensorProto.FLOAT, [1])])
+    ops = [helper.make_opsetid("", opset)]
+    model = helper.make_model(graph, opset_imports=ops, ir_version=helper.find_min_ir_version_for(ops))
+    try:
+        onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - any refusal of this model is a refusal of the opset
+        return False
+    return True
+
+
+def _onnxruntime_version() -> str:
+    import onnxruntime
+
+    return str(onnxruntime.__version__)
 
 
 def _onnx_version() -> str:
