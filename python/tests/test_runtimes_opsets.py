@@ -144,3 +144,6 @@ def test_an_opset_the_environments_onnxruntime_cannot_load_is_refused(monkeypatc
     assert got is None and "\n" not in err, err
     assert "does not load opset 24 models (the newest it loads is 23)" in err, err
     assert opsets.parse_opsets("17,23") == ((17, 18, 23), "")
+    # opsweep explain describes stored results with their own opsets and runs none: not refused there
+    monkeypatch.setenv("OPSWEEP_OPSETS_AS_STORED", "1")
+    assert opsets.parse_opsets("17,24") == ((17, 18, 24), "")

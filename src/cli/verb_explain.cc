@@ -91,7 +91,8 @@ bool AskWorker(const ExplainOptions& o, const fs::path& db_path, const std::stri
   if (!o.opsets.empty() && !ParseOpsets(o.opsets, &command.opsets, err)) return false;
   command.index_cache = (db_path.parent_path() / "index-cache.json").string();
   command.log_dir = (db_path.parent_path() / "logs" / "explain").string();  // apart from a running survey's
-  command.env = {{"OMP_NUM_THREADS", "1"}, {"PYTHONUNBUFFERED", "1"}};
+  // the opsets describe stored results: the worker does not refuse one its onnxruntime cannot load
+  command.env = {{"OMP_NUM_THREADS", "1"}, {"PYTHONUNBUFFERED", "1"}, {"OPSWEEP_OPSETS_AS_STORED", "1"}};
   SystemClock clock;
   PosixWorkerPool pool(command, 1);
   Supervisor supervisor(&pool, &clock, SupervisorOptions{});

@@ -47,7 +47,14 @@ def newest_converter_opset() -> int:
 
 
 def parse_opsets(text: str) -> tuple[tuple[int, ...] | None, str]:
-    """``"17,18,23"`` -> ((17, 18, 23), "") or (None, one-line error). 18 is always included."""
+    """``"17,18,23"`` -> ((17, 18, 23), "") or (None, one-line error). 18 is always included.
+
+    An opset above 18 that this environment's onnxruntime cannot load is refused, except when
+    ``$OPSWEEP_OPSETS_AS_STORED`` is set: ``opsweep explain`` describes stored results with their
+    own opsets, which it does not run."""
+    import os
+
+    stored = bool(os.environ.get("OPSWEEP_OPSETS_AS_STORED"))
     values: set[int] = {OPSET}
     top = max_opset()
     for part in text.split(","):
@@ -60,7 +67,7 @@ def parse_opsets(text: str) -> tuple[tuple[int, ...] | None, str]:
         if not MIN_OPSET <= n <= top:
             return None, (f"--opset {text!r}: opset {n} is outside {MIN_OPSET}..{top}, the opsets that this environment's "
                           f"onnx {_onnx_version()} knows")
-        if n > OPSET and not onnxruntime_loads(n):
+        if n > OPSET and not stored and not onnxruntime_loads(n):
             newest = max((k for k in range(OPSET, n) if onnxruntime_loads(k)), default=OPSET)
             return None, (f"--opset {text!r}: this environment's onnxruntime {_onnxruntime_version()} does not load "
                           f"opset {n} models (the newest it loads is {newest}): every sub-verdict of opset {n} would "
