@@ -156,10 +156,16 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
         for (const HarnessMigration* m : *chain) {
           for (const std::string& mark : m->rerun_if_record_contains) {
             if (std::find(stored->record_marks.begin(), stored->record_marks.end(), mark) != stored->record_marks.end()) {
-              return {true, RerunCause::harness_changed,
-                      {fmt::format("the harness code of path {} changed", path->id),
-                       fmt::format("migration {} ({}) re-runs the results whose record says '{}', as this one does",
-                                   m->id, m->why, mark)}};
+              const std::string harness = fmt::format("the harness code of path {} changed", path->id);
+              RerunDecision d{true, RerunCause::harness_changed,
+                              {harness, fmt::format("migration {} ({}) re-runs the results whose record says '{}', "
+                                                    "as this one does", m->id, m->why, mark)}};
+              // the other fields of the key that changed too (an opset list, a runtime's version)
+              RerunCause ignored = RerunCause::case_changed;
+              for (std::string& other : KeyFieldSentences(stored->key_fields_json, current.fields_json, &ignored)) {
+                if (other != harness) d.reasons.push_back(std::move(other));
+              }
+              return d;
             }
           }
         }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "testing/bundled_paths.h"
 
 namespace opsweep {
@@ -99,6 +101,22 @@ TEST(DecideRerun, AResultAMigrationMarksRunsAgainAndSaysWhy) {
   EXPECT_EQ(d.cause, RerunCause::harness_changed);
   EXPECT_EQ(d.Why(), "the harness code of path onnx changed; migration m1 (more seeds for the randomness check) "
                      "re-runs the results whose record says 'randomness frozen at capture', as this one does");
+  // another field of the key changed as well: said after the migration's sentence
+  JobKey other = now;
+  {
+    auto fields = nlohmann::ordered_json::parse(now.fields_json);
+    auto old_fields = nlohmann::ordered_json::parse(frozen.key_fields_json);
+    fields["opsets"] = "17,18,23";
+    old_fields["opsets"] = "17,18,24";
+    other.fields_json = fields.dump();
+    other.digest = "another-digest";
+    StoredJob both = frozen;
+    both.key_fields_json = old_fields.dump();
+    RerunDecision d2 = DecideRerun(both, other, {&index, "fp-lib"}, RetryFailed::no, &path);
+    EXPECT_EQ(d2.cause, RerunCause::harness_changed);
+    ASSERT_EQ(d2.reasons.size(), 3u) << d2.Why();
+    EXPECT_EQ(d2.reasons[2], "opsets 17,18,24 -> 17,18,23") << d2.Why();
+  }
   // measured after m1 (under h1), only m2's marks count: the same record stands
   StoredJob later = frozen;
   later.job_key = CaseKey("fp", "h1").digest;
