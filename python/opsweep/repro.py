@@ -226,6 +226,19 @@ CASE, PATH = {case!r}, {path!r}
 ATOL, RTOL, CHECK = {atol!r}, {rtol!r}, {check!r}
 
 
+def seed_all(n):
+    """Seed torch, numpy and Python's random together, as opsweep does before every call."""
+    import random
+
+    torch.manual_seed(n)
+    random.seed(n)
+    try:
+        import numpy
+    except ImportError:
+        return
+    numpy.random.seed(n)
+
+
 def versions():
     import importlib.metadata as md
 
@@ -474,7 +487,7 @@ def module(flat):
     return m.eval() if CHECK else m
 
 
-torch.manual_seed(0)
+seed_all(0)
 with torch.no_grad():
     expected = [t.detach().clone() for t in flatten(module(False)(*INPUTS))]
 print(f"eager: {{len(expected)}} outputs, shapes {{[list(t.shape) for t in expected]}}")
@@ -485,12 +498,12 @@ def on_fresh(run, step, what):
     value of its trace inputs (a threshold, a size, a branch taken) matches eager on them only."""
     if FRESH is None:
         return
-    torch.manual_seed(0)
+    seed_all(0)
     with torch.no_grad():
         expected_fresh = [t.detach().clone() for t in flatten(module(False)(*FRESH))]
     print("fresh inputs: the capture runs on the second input set")
     try:
-        torch.manual_seed(0)
+        seed_all(0)
         actual_fresh = run(FRESH)
     except Exception as e:
         print("(raised on the fresh inputs only: the trace inputs passed)")
@@ -499,11 +512,11 @@ def on_fresh(run, step, what):
     if problem:
         # the capture was called before (on the trace inputs), eager's module was new: a target that
         # keeps state between calls differs for that alone. Eager with the same history decides.
-        torch.manual_seed(0)
+        seed_all(0)
         with torch.no_grad():
             same = module(False)
             same(*INPUTS)
-            torch.manual_seed(0)
+            seed_all(0)
             history = [t.detach().clone() for t in flatten(same(*FRESH))]
         if compare(expected_fresh, history) and not compare(history, actual_fresh):
             print("fresh inputs: the target keeps state between calls; the capture matches eager called "
@@ -516,7 +529,7 @@ def check(run, step, what):
     """The capture's run on the trace inputs compared with eager, then, as the survey does, on the
     fresh input set: the first failure ends the script."""
     try:
-        torch.manual_seed(0)
+        seed_all(0)
         actual = run(INPUTS)
     except Exception as e:
         failed(step, e)
@@ -591,7 +604,7 @@ print("capture: torch._dynamo.explain(module)(*inputs), then torch.compile(modul
 breaks = []
 try:
     torch._dynamo.reset()
-    torch.manual_seed(0)
+    seed_all(0)
     with torch.no_grad():
         explained = torch._dynamo.explain(module(False))(*INPUTS)
     for br in explained.break_reasons:
@@ -646,7 +659,7 @@ def spec(hint):
 
 
 def eager_at(xs):
-    torch.manual_seed(0)
+    seed_all(0)
     with torch.no_grad():
         return [t.detach().clone() for t in flatten(module(False)(*xs))]
 
@@ -660,7 +673,7 @@ def check_shapes(run, step, what):
         where = shape_text(s["shape"])
         expected_here = eager_at(s["inputs"])
         try:
-            torch.manual_seed(0)
+            seed_all(0)
             actual = run(tuple(x.clone() for x in s["inputs"]))
         except Exception as e:
             print(f"at {{where}}: raised {{type(e).__name__}}")
@@ -744,7 +757,7 @@ for s, expected_here in zip(SETS, expected_all):
     where = shape_text(s["shape"])
     seen = len(get_compilation_metrics())
     try:
-        torch.manual_seed(0)
+        seed_all(0)
         actual = run_compiled(tuple(x.clone() for x in s["inputs"]))
     except Exception as e:
         failed(f"compile at {{where}}", e)
@@ -857,7 +870,7 @@ def _dynamic_sets(case: Case, path: str) -> dict[str, Any]:
     plan's shapes are used, values drawn (resampled where eager refuses drawn ones)."""
     from opsweep import shapes
     from opsweep.job import run_job
-    from opsweep.paths.base import make_module
+    from opsweep.paths.base import make_module, seed_everything
 
     plan = shapes.plan_for(case)
     if not plan.varies:
@@ -875,7 +888,7 @@ def _dynamic_sets(case: Case, path: str) -> dict[str, Any]:
         import torch
 
         try:
-            torch.manual_seed(0)
+            seed_everything(0)
             with torch.no_grad():
                 make_module(case, flat_outputs=False)(*[x.clone() for x in inputs])
             return True

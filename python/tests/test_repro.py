@@ -252,6 +252,19 @@ def test_eager_and_the_capture_run_their_own_copies_in_the_reproducer(cases, no_
     assert "mismatch" not in proc.stdout, proc.stdout  # shared state would add 100 to the capture's output
 
 
+def test_the_reproducer_seeds_what_opsweep_seeds(cases, no_opsweep, tmp_path):
+    # opsweep seeds torch, numpy and Python's random before each call; a script that seeds torch
+    # alone draws other random.random() values, and its mismatch is not the survey's
+    c = cases["by_value_python_random"]
+    record = _record(c, "export")
+    folder = tmp_path / "python_random"
+    repro.write_repro(c, "export", str(folder), library="fixture_ops")
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert record["status"] == "mismatch", record  # the trace draws after eager's seeded draw
+    assert proc.returncode == 1 and verdict.startswith("mismatch"), proc.stdout + proc.stderr
+    assert verdict.split("): ", 1)[1] == record["detail"], (verdict, record["detail"])  # the same draws
+
+
 def test_module_targets_with_methods_and_kwargs_are_pickled(cases, no_opsweep, tmp_path):
     folder = tmp_path / "projector"
     files = repro.write_repro(cases["Projector.project[offset]"], "export", str(folder), library="fixture_ops")
