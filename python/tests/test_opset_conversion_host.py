@@ -1,7 +1,7 @@
 """An opset below 18 is converted in the runtime host, not in the worker.
 
 Under torch 2.9.1 (onnxscript 0.5.4) the conversion falls back to onnx's C API version converter,
-which died with SIGSEGV inside ``onnx.version_converter.convert_version`` in fifteen onnx jobs of
+which died with SIGSEGV inside ``onnx.version_converter.convert_version`` in at least eleven onnx jobs of
 the torch 2.9.1 survey, and took the worker, and the path's own opset-18 verdict, with it. These
 tests plant a converter that kills its process (the framework-API module torch would call is
 replaced by one that segfaults), and check that only the opset's sub-verdict is lost, that a first

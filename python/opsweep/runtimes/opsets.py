@@ -249,7 +249,7 @@ def convert_serialized(model: bytes, opset: int, apis: str) -> bytes:
     runtime host runs for the request ``{"op": "convert", ...}`` (host.py). It runs there, not in
     the worker, because the conversion can kill its process: below opset 18, torch 2.9's
     onnxscript (0.5.4) hands the conversion to onnx's C API version converter, which died with
-    SIGSEGV in fifteen onnx jobs of the torch 2.9.1 survey (``adjust_contrast``, ``psnr_loss``, ...,
+    SIGSEGV in at least eleven onnx jobs of the torch 2.9.1 survey (``adjust_contrast``, ``psnr_loss``, ...,
     inside ``onnx.version_converter.convert_version``), and with the worker went the path's own
     opset-18 verdict. In the host only this opset's sub-verdict is lost (``crash``)."""
     import onnx
