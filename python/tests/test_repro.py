@@ -238,15 +238,19 @@ def test_a_passing_job_reproduces_as_ok(cases, no_opsweep, tmp_path):
     assert proc.returncode == 0 and verdict.startswith("ok:"), proc.stdout + proc.stderr
 
 
+def _record_and_script(case, path, tmp_path, blocked):
+    """The survey's record of the job, and its reproducer's run: (record, process, verdict)."""
+    record = _record(case, path)
+    folder = tmp_path / "script"
+    repro.write_repro(case, path, str(folder), library="fixture_ops")
+    return (record, *_run_script(folder, blocked))
+
+
 def test_eager_and_the_capture_run_their_own_copies_in_the_reproducer(cases, no_opsweep, tmp_path):
     # The survey deep-copies the target for every call site; the script did not, and a module that
     # keeps its last call's state (kornia's audit reads AugmentationSequential._params) looked right
     # in the script after its eager run, while the survey's fresh copy showed the capture losing it.
-    c = cases["by_value_remembers_last_call"]
-    record = _record(c, "compile")
-    folder = tmp_path / "remembers"
-    repro.write_repro(c, "compile", str(folder), library="fixture_ops")
-    proc, verdict = _run_script(folder, no_opsweep)
+    record, proc, verdict = _record_and_script(cases["by_value_remembers_last_call"], "compile", tmp_path, no_opsweep)
     assert record["status"] == "ok-breaks", record  # data_branch breaks the graph; the values match
     assert proc.returncode == 1 and verdict.startswith("graph breaks: "), proc.stdout + proc.stderr
     assert "mismatch" not in proc.stdout, proc.stdout  # shared state would add 100 to the capture's output
@@ -255,11 +259,7 @@ def test_eager_and_the_capture_run_their_own_copies_in_the_reproducer(cases, no_
 def test_the_reproducer_seeds_what_opsweep_seeds(cases, no_opsweep, tmp_path):
     # opsweep seeds torch, numpy and Python's random before each call; a script that seeds torch
     # alone draws other random.random() values, and its mismatch is not the survey's
-    c = cases["by_value_python_random"]
-    record = _record(c, "export")
-    folder = tmp_path / "python_random"
-    repro.write_repro(c, "export", str(folder), library="fixture_ops")
-    proc, verdict = _run_script(folder, no_opsweep)
+    record, proc, verdict = _record_and_script(cases["by_value_python_random"], "export", tmp_path, no_opsweep)
     assert record["status"] == "mismatch", record  # the trace draws after eager's seeded draw
     assert proc.returncode == 1 and verdict.startswith("mismatch"), proc.stdout + proc.stderr
     assert verdict.split("): ", 1)[1] == record["detail"], (verdict, record["detail"])  # the same draws
