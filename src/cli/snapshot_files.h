@@ -18,6 +18,13 @@ std::string SnapshotFilePath(const std::string& path);
 // (snapshots/kornia-0.9.0/torch-2.13.0). On failure *err is one line that starts with the path.
 bool LoadSnapshotFile(const std::string& path, snapshot::Snapshot* out, std::string* err);
 
+// Reads several snapshots, each as LoadSnapshotFile does, up to one thread per core: reading and
+// validating a kornia-sized snapshot (17 MB of JSON) is most of what diff and render cost, and the
+// files are independent. On failure *err is the message of the first failing path in the order
+// given, whatever order the threads finish in; `out` is then unspecified.
+bool LoadSnapshotFiles(const std::vector<std::string>& paths, std::vector<snapshot::Snapshot>* out,
+                       std::string* err);
+
 struct Output {
   std::string path;
   std::string content;

@@ -37,13 +37,14 @@ struct DiffArgs {
 };
 
 int Diff(const DiffArgs& args) {
-  snapshot::Snapshot before, after;
+  std::vector<snapshot::Snapshot> both;
   std::string err;
-  if (!LoadSnapshotFile(args.before, &before, &err) || !LoadSnapshotFile(args.after, &after, &err) ||
-      !diff::Comparable(before, after, &err)) {
+  if (!LoadSnapshotFiles({args.before, args.after}, &both, &err) || !diff::Comparable(both[0], both[1], &err)) {
     fmt::print(stderr, "opsweep diff: {}\n", OneLineMessage(err));
     return kExitBadInput;
   }
+  const snapshot::Snapshot& before = both[0];
+  const snapshot::Snapshot& after = both[1];
   const diff::SnapshotDiff result = diff::Compare(before, after);
   const diff::DiffReport report = diff::BuildReport(result, before, after);
   render::DiffWriteOptions options;

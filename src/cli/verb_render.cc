@@ -95,11 +95,9 @@ int Render(const RenderArgs& args) {
   if (a.html.empty() && a.rst.empty() && a.md.empty()) {
     return Fail("nothing to write: give --html, --rst, --md or -o DIR");
   }
-  std::vector<snapshot::Snapshot> snapshots(a.snapshots.size());
+  std::vector<snapshot::Snapshot> snapshots;
   std::string err;
-  for (std::size_t i = 0; i < a.snapshots.size(); ++i) {
-    if (!LoadSnapshotFile(a.snapshots[i], &snapshots[i], &err)) return Fail(err);
-  }
+  if (!LoadSnapshotFiles(a.snapshots, &snapshots, &err)) return Fail(err);
   render::ViewModel vm;
   if (!MakeViewModel(a, snapshots, &vm, &err)) return Fail(err);
 
