@@ -122,7 +122,8 @@ def test_a_harness_migration_re_probes_only_the_results_it_can_change(binary, tm
     assert "1 to run: 1 harness changed; 5 current" in plan.stderr
     assert plan.stdout.splitlines() == [
         "python_coin[random] export: the harness code of path export changed; migration test-rewording "
-        f"(compare.py reworded) re-runs the results whose record says '{FROZEN}', as this one does"]
+        f"re-runs the results whose record says '{FROZEN}', as this one does",
+        "migration test-rewording (1 job): compare.py reworded"]
     explain = opsweep("explain", "double", "--path", "export", "--cases", str(registry), "--db", str(db))
     assert ("measured under an earlier harness of path export, which migration test-rewording carries over"
             in explain.stdout), explain.stdout

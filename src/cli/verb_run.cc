@@ -280,7 +280,7 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_flag("--retry-failed", opts->retry_failed, "Re-run stored crash/timeout results even after their retry");
   cmd->add_flag("--dry-run", opts->dry_run,
                 "Plan and print, probe nothing and write nothing (one worker starts, for the cases and the library index)");
-  cmd->add_flag("--explain", opts->explain, "Print, on stdout, why each job that runs runs (one line per job)");
+  cmd->add_flag("--explain", opts->explain, "Print, on stdout, why each job that runs runs (one line per job, then each migration's why once)");
   cmd->footer(
       "Environment: OPSWEEP_PYTHON (the workers' Python), OPSWEEP_WORKER_CMD (replaces 'PYTHON -m opsweep.worker', "
       "split on whitespace; for fake workers in tests and benchmarks).");

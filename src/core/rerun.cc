@@ -21,12 +21,17 @@ std::string_view RerunCauseLabel(RerunCause cause) {
   return "?";
 }
 
-std::string RerunDecision::Why(size_t limit) const {
+std::string RerunDecision::Why(size_t limit, bool migration_why_shown) const {
   std::string out;
   size_t shown = std::min(limit, reasons.size());
+  const std::string with_why = fmt::format("migration {} ({}) ", migration_id, migration_why);
   for (size_t i = 0; i < shown; ++i) {
     if (!out.empty()) out += "; ";
-    out += reasons[i];
+    if (!migration_why_shown && !migration_id.empty() && reasons[i].starts_with(with_why)) {
+      out += fmt::format("migration {} {}", migration_id, std::string_view(reasons[i]).substr(with_why.size()));
+    } else {
+      out += reasons[i];
+    }
   }
   if (reasons.size() > shown) out += fmt::format("; and {} more", reasons.size() - shown);
   return out;
@@ -160,6 +165,8 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
               RerunDecision d{true, RerunCause::harness_changed,
                               {harness, fmt::format("migration {} ({}) re-runs the results whose record says '{}', "
                                                     "as this one does", m->id, m->why, mark)}};
+              d.migration_id = m->id;
+              d.migration_why = m->why;
               // the other fields of the key that changed too (an opset list, a runtime's version)
               RerunCause ignored = RerunCause::case_changed;
               for (std::string& other : KeyFieldSentences(stored->key_fields_json, current.fields_json, &ignored)) {

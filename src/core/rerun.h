@@ -78,8 +78,14 @@ struct RerunDecision {
   // known): the second reason says so ("it was measured on another machine (A; this one: B), where
   // inputs computed in float32 can round differently").
   bool other_machine = false;
-  // The reasons joined: up to `limit` of them, then "and N more".
-  std::string Why(size_t limit = 3) const;
+  // A migration re-runs the result (cause harness_changed): its id and its why, which the sentence
+  // that names it carries in parentheses ("migration ID (WHY) re-runs the results whose record
+  // says 'MARK', as this one does").
+  std::string migration_id, migration_why;
+  // The reasons joined: up to `limit` of them, then "and N more". With `migration_why` false the
+  // migration's sentence leaves out its why (`opsweep run --explain` says each why once, after
+  // the jobs, instead of on every job line).
+  std::string Why(size_t limit = 3, bool migration_why = true) const;
 };
 
 // `path` (optional) is the job's path description: a stored result whose key differs from the

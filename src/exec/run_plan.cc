@@ -1,5 +1,7 @@
 #include "exec/run_plan.h"
 
+#include <algorithm>
+#include <utility>
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -105,9 +107,24 @@ std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shar
 
 std::vector<std::string> ExplainLines(const RunPlan& plan) {
   std::vector<std::string> out;
+  // A migration's why is said once, after the jobs it re-runs (it is a paragraph; a refresh after
+  // one re-runs many jobs for it), in the order the jobs first name them, with their count.
+  std::vector<std::pair<const RerunDecision*, size_t>> migrations;
   for (const PlannedDecision& d : plan.jobs) {
     if (!d.decision.run) continue;
-    out.push_back(fmt::format("{} {}: {}", d.job.case_name, d.job.path, d.decision.Why()));
+    out.push_back(fmt::format("{} {}: {}", d.job.case_name, d.job.path, d.decision.Why(3, false)));
+    if (d.decision.migration_id.empty()) continue;
+    auto same = [&](const auto& m) { return m.first->migration_id == d.decision.migration_id; };
+    auto it = std::find_if(migrations.begin(), migrations.end(), same);
+    if (it == migrations.end()) {
+      migrations.emplace_back(&d.decision, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  for (const auto& [decision, jobs] : migrations) {
+    out.push_back(fmt::format("migration {} ({} job{}): {}", decision->migration_id, jobs, jobs == 1 ? "" : "s",
+                              decision->migration_why));
   }
   return out;
 }

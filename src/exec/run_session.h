@@ -23,7 +23,7 @@ struct RunRequest {
   PlanRequest plan;  // plan.paths empty = every path the worker offers
   RetryFailed retry = RetryFailed::no;
   DryRun dry_run = DryRun::no;
-  // --explain: called with one line per job that runs (why it runs), before any job starts.
+  // --explain: called with each line of ExplainLines (exec/run_plan.h), before any job starts.
   std::function<void(const std::string&)> explain;
   std::string argv_json;        // the command line, for runs.argv
   std::string registries_json;  // the registry files, for runs.registries_json
