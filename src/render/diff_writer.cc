@@ -64,9 +64,12 @@ void TextRecords(const char* title, const std::vector<RecordLine>& lines, const 
 
 void TextPaths(const char* title, const std::vector<diff::PathLabel>& paths, std::string* out) {
   if (paths.empty()) return;
-  *out += fmt::format("\n{}:", title);
-  for (const auto& p : paths) *out += fmt::format(" {} ({})", OneLine(p.title), OneLine(p.id));
-  *out += " (not compared)\n";
+  // "; " between paths: a path's title has commas of its own ("torch.export, dynamic shapes")
+  *out += fmt::format("\n{} (not compared): ", title);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    *out += fmt::format("{}{} ({})", i > 0 ? "; " : "", OneLine(paths[i].title), OneLine(paths[i].id));
+  }
+  *out += "\n";
 }
 
 // ---- markdown ----------------------------------------------------------------------------------
@@ -210,8 +213,10 @@ std::string WriteDiffMarkdown(const DiffReport& r, const DiffWriteOptions& optio
   MarkdownRecords("Removed cases", r.removed_records, options, &out);
   for (const auto* list : {&r.added_paths, &r.removed_paths}) {
     if (list->empty()) continue;
-    out += fmt::format("\n{} (not compared):", list == &r.added_paths ? "New paths" : "Removed paths");
-    for (const auto& p : *list) out += " " + MarkdownEscape(p.title) + " (" + MarkdownCode(p.id) + ")";
+    out += fmt::format("\n{} (not compared): ", list == &r.added_paths ? "New paths" : "Removed paths");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      out += (i > 0 ? "; " : "") + MarkdownEscape((*list)[i].title) + " (" + MarkdownCode((*list)[i].id) + ")";
+    }
     out += "\n";
   }
   return out;

@@ -58,6 +58,25 @@ TEST(DiffWriterTest, MarkdownEscapesProbedTextAndKeepsTheTableShape) {
   }
 }
 
+// A path's title has commas of its own: the paths one side lacks are told apart by "; ".
+TEST(DiffWriterTest, PathsOneSideLacksAreListedApart) {
+  Pair p("x");
+  p.report.removed_paths = {{"export-dynamic", "torch.export, dynamic shapes"},
+                            {"onnx-dynamic", "ONNX, dynamic shapes"}};
+  p.report.added_paths = {{"tract", "tract"}};
+  const std::string text = WriteDiffText(p.report, {});
+  EXPECT_NE(text.find("\nRemoved paths (not compared): torch.export, dynamic shapes (export-dynamic); "
+                      "ONNX, dynamic shapes (onnx-dynamic)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nNew paths (not compared): tract (tract)\n"), std::string::npos) << text;
+  const std::string md = WriteDiffMarkdown(p.report, {});
+  EXPECT_NE(md.find("\nRemoved paths (not compared): torch.export, dynamic shapes (`export-dynamic`); "
+                    "ONNX, dynamic shapes (`onnx-dynamic`)\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(DiffWriterTest, JsonIsCompleteAndDeterministic) {
   Pair p("x");
   const std::string json = WriteDiffJson(p.report);

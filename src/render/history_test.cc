@@ -195,5 +195,19 @@ TEST(HistoryTest, EveryFormatCarriesTheHistory) {
   EXPECT_EQ(WriteMarkdown(one).find("Torch releases"), std::string::npos);
 }
 
+// Paths one release surveyed and the next did not (the dynamic-shape paths under the main torch
+// alone): each format lists their titles apart by "; ", since a title has commas of its own.
+TEST(HistoryTest, PathsOneReleaseLacksAreListedApart) {
+  Three t;
+  ViewModel vm = BuildHistoryViewModel(t.Ordered(), 2, {});
+  vm.history->changes[1].removed_paths = {"torch.export, dynamic shapes", "ONNX, dynamic shapes"};
+  const std::string listed = "torch.export, dynamic shapes; ONNX, dynamic shapes";
+  std::string html, err;
+  ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
+  EXPECT_NE(html.find("<p class=\"grp\">Removed paths (not compared): " + listed + "</p>"), std::string::npos);
+  EXPECT_NE(WriteMarkdown(vm).find("**Removed paths** (not compared): " + listed + "\n"), std::string::npos);
+  EXPECT_NE(WriteRst(vm).find("**Removed paths** (not compared): " + listed + "\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace opsweep::render

@@ -227,7 +227,7 @@ class Page {
       for (const auto* list : {&change.added_paths, &change.removed_paths}) {
         if (list->empty()) continue;
         out_ += fmt::format("<p class=\"grp\">{} (not compared): ", list == &change.added_paths ? "New paths" : "Removed paths");
-        for (std::size_t i = 0; i < list->size(); ++i) out_ += (i > 0 ? ", " : "") + E((*list)[i]);
+        for (std::size_t i = 0; i < list->size(); ++i) out_ += (i > 0 ? "; " : "") + E((*list)[i]);  // titles have commas
         out_ += "</p>\n";
       }
       out_ += "</article>\n";

@@ -240,7 +240,7 @@ class MarkdownPage {
       for (const auto& [title, list] : {std::pair{"New paths", &change.added_paths}, {"Removed paths", &change.removed_paths}}) {
         if (list->empty()) continue;
         std::string names;
-        for (const std::string& p : *list) names += (names.empty() ? "" : ", ") + MarkdownEscape(p);
+        for (const std::string& p : *list) names += (names.empty() ? "" : "; ") + MarkdownEscape(p);  // titles have commas
         out_ += fmt::format("**{}** (not compared): {}\n\n", title, names);
       }
     }
