@@ -23,11 +23,15 @@ a one-line detail for the record. Both take flat lists (see flatten.py), eager f
 
 ``check_unverified`` (check=False cases, randomness inside the graph): count and shapes equal to
 eager, and every value finite, except in an output whose eager values are not all finite either.
+An output whose shape itself varies with the seed in eager (a random number of rain drops: [2, N, 2])
+may differ from eager's along those dimensions (``free_dims``): a capture that draws from its own
+generator (onnxruntime's RandomUniformLike, inductor's RNG) draws another N; its rank and its other
+dimensions must still be eager's.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -53,6 +57,39 @@ def _structure(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor])
         if _shape(e) != _shape(a):
             return f"output {i}: shape {_shape(a)}, eager has {_shape(e)}"
     return None
+
+
+def _structure_within(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor],
+                      free_dims: Mapping[int, set[int]]) -> str | None:
+    """``_structure``, except that output i's shape may differ from eager's along free_dims[i]."""
+    if len(expected) != len(actual):
+        return f"output count differs: {len(actual)} outputs, eager has {len(expected)}"
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        es, as_ = _shape(e), _shape(a)
+        if es == as_:
+            continue
+        free = free_dims.get(i, set())
+        if len(es) != len(as_) or any(x != y and d not in free for d, (x, y) in enumerate(zip(es, as_))):
+            return f"output {i}: shape {as_}, eager has {es}"
+    return None
+
+
+def seed_varying_dims(shapes: Sequence[Sequence[list[int]]]) -> dict[int, set[int]]:
+    """From eager's output shapes under several seeds (one list of shapes per seed), the dimensions
+    of each output that take more than one size: {output index: {dim, ...}}. An output whose rank
+    or presence varies gets no entry (its structure is not compared loosely)."""
+    out: dict[int, set[int]] = {}
+    if not shapes:
+        return out
+    n = min(len(s) for s in shapes)
+    for i in range(n):
+        ranks = {len(s[i]) for s in shapes}
+        if len(ranks) != 1:
+            continue
+        dims = {d for d in range(ranks.pop()) if len({s[i][d] for s in shapes}) > 1}
+        if dims:
+            out[i] = dims
+    return out
 
 
 def _exact(dtype: torch.dtype) -> bool:
@@ -226,10 +263,15 @@ def _all_finite(t: torch.Tensor) -> bool:
     return bool(torch.isfinite(t.detach().cpu()).all())
 
 
-def check_unverified(expected: Sequence[torch.Tensor], actual: Sequence[Any]) -> str | None:
-    """None when a random case's outputs look right (count, shapes, finite); else a detail."""
+def check_unverified(expected: Sequence[torch.Tensor], actual: Sequence[Any],
+                     free_dims: Mapping[int, set[int]] | None = None) -> str | None:
+    """None when a random case's outputs look right (count, shapes, finite); else a detail.
+    ``free_dims``: per output index, the dimensions along which eager's own shape varies with the
+    seed (``seed_varying_dims``); the shapes may differ there."""
     got = [as_tensor(a) for a in actual]
     problem = _structure(expected, got)
+    if problem and free_dims:
+        problem = _structure_within(expected, got, free_dims)
     if problem:
         return problem
     for i, (e, a) in enumerate(zip(expected, got)):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from opsweep.compare import check_unverified, compare
+from opsweep.compare import check_unverified, compare, seed_varying_dims
 
 torch.set_num_threads(1)
 
@@ -83,6 +83,27 @@ def test_unverified_checks_shapes_and_finiteness():
     # an output that is not finite in eager either is not held against the capture
     assert check_unverified([bad], [bad]) is None
     assert check_unverified([e], []) is not None
+
+
+def test_unverified_shapes_may_differ_only_where_eager_varies_with_the_seed():
+    """A random number of points [2, N, 2] (kornia's RainGenerator): eager's N changes with the
+    seed, so a capture with its own generator may draw another N; nothing else may differ."""
+    shapes = [[[2, n, 2], [2]] for n in (36, 35, 32, 22)]
+    free = seed_varying_dims(shapes)
+    assert free == {0: {1}}
+    e = [torch.rand(2, 36, 2), torch.rand(2)]
+    assert check_unverified(e, [torch.rand(2, 28, 2), torch.rand(2)]) == "output 0: shape [2, 28, 2], eager has [2, 36, 2]"
+    assert check_unverified(e, [torch.rand(2, 28, 2), torch.rand(2)], free) is None
+    assert check_unverified(e, [torch.rand(3, 28, 2), torch.rand(2)], free) == "output 0: shape [3, 28, 2], eager has [2, 36, 2]"
+    assert check_unverified(e, [torch.rand(2, 28), torch.rand(2)], free) == "output 0: shape [2, 28], eager has [2, 36, 2]"
+    assert check_unverified(e, [torch.rand(2, 36, 2), torch.rand(3)], free) == "output 1: shape [3], eager has [2]"
+    assert check_unverified(e, [torch.rand(2, 28, 2)], free) == "output count differs: 1 outputs, eager has 2"
+    bad = torch.full((2, 28, 2), math.nan)
+    assert check_unverified(e, [bad, torch.rand(2)], free) == "output 0: 112 of 112 values are not finite (eager's are)"
+    # a rank that varies, or an output some seeds lack, is never compared loosely
+    assert seed_varying_dims([[[2, 3]], [[2, 3, 1]]]) == {}
+    assert seed_varying_dims([[[2, 3], [1]], [[2, 4]]]) == {0: {1}}
+    assert seed_varying_dims([[[2, 3]], [[2, 3]]]) == {} and seed_varying_dims([]) == {}
 
 
 def test_numpy_outputs_keep_their_rank():

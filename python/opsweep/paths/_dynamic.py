@@ -562,7 +562,7 @@ def judge(ctx: ProbeContext, r: ShapeRun, actual: list[Any]) -> None:
     """``r``'s verdict on the capture's ``actual`` outputs, by the case's rules (check=False cases:
     output shapes and finite values; ``supported`` makes their outcome ``ok-unverified``)."""
     r.actual = actual
-    outcome = ctx._judge(r.expected, actual, "ok", "")
+    outcome = ctx._judge(r.expected, actual, "ok", "", tuple(r.inputs))
     r.status = "ok" if outcome.status != "mismatch" else "mismatch"
     r.detail = outcome.detail if outcome.status == "mismatch" else ""
 

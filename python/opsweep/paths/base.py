@@ -39,7 +39,7 @@ from typing import Any, Callable, Mapping
 import torch
 
 from opsweep.case import Case
-from opsweep.compare import as_tensor, check_unverified, compare
+from opsweep.compare import as_tensor, check_unverified, compare, seed_varying_dims
 from opsweep.flatten import flatten
 from opsweep.library import Library
 
@@ -251,6 +251,25 @@ class ProbeContext:
                 self._eager_cache[key] = e
         return self._eager_cache[key]
 
+    def seed_varying_dims(self, which: str | tuple[torch.Tensor, ...]) -> dict[int, set[int]]:
+        """The dimensions of each output whose size varies with the seed in eager, on the ``which``
+        inputs (as ``_judge``), under seed 0 and MORE_RANDOM_SEEDS (compare.seed_varying_dims).
+        Seeds under which eager raises are left out."""
+        shapes = []
+        for seed in (0, *MORE_RANDOM_SEEDS):
+            if isinstance(which, str):
+                out = self.eager_on(which, seed)
+            else:
+                try:
+                    if self.eager is None:
+                        raise RuntimeError("no eager reference function in this context")
+                    out = self.eager([(tuple(x.clone() for x in which), seed)])[-1]
+                except Exception as e:  # noqa: BLE001 - a seed eager raises under tells nothing
+                    out = e
+            if not isinstance(out, BaseException):
+                shapes.append([list(as_tensor(x).shape) for x in out])
+        return seed_varying_dims(shapes)
+
     def op_call_stack(self, ops: list[Any]) -> list[tuple[str, int]]:
         """Where the eager call (trace inputs, seed 0) first invokes one of the aten ``ops``
         (OpOverload or OpOverloadPacket): the Python stack at that moment as ``(filename, line)``
@@ -283,13 +302,18 @@ class ProbeContext:
         self.step = "compare"
         return self._judge(self.expected, actual, ok_status, ok_detail)
 
-    def _judge(self, expected: list[torch.Tensor], actual: list[Any], ok_status: str, ok_detail: str) -> Outcome:
+    def _judge(self, expected: list[torch.Tensor], actual: list[Any], ok_status: str, ok_detail: str,
+               which: str | tuple[torch.Tensor, ...] = "trace") -> Outcome:
+        """``which``: the inputs both sides ran on (``trace``, ``fresh``, or the tensors of another
+        input set), for a check=False case's output shapes that vary with the seed."""
         if self.case.check:
             problem = compare(expected, actual, self.case.atol, self.case.rtol)
             if problem is None:
                 return Outcome(ok_status, "", ok_detail)
             return Outcome("mismatch", "compare", problem)
         problem = check_unverified(expected, actual)
+        if problem is not None and problem.startswith("output ") and ": shape [" in problem:
+            problem = check_unverified(expected, actual, self.seed_varying_dims(which))
         if problem is None:
             return Outcome("ok-unverified", "", ok_detail)
         return Outcome("mismatch", "compare", problem)
@@ -340,7 +364,7 @@ class ProbeContext:
             self.checks["fresh_inputs"] = Check(True, False, f"raised {type(e).__name__} on the fresh inputs")
             e.opsweep_fresh_inputs = True  # type: ignore[attr-defined]
             raise
-        outcome = self._judge(expected, actual, ok_status, ok_detail)
+        outcome = self._judge(expected, actual, ok_status, ok_detail, "fresh")
         self.step = "compare"
         if outcome.status != "mismatch":
             self.checks["fresh_inputs"] = Check(True, True, "")
@@ -349,8 +373,9 @@ class ProbeContext:
         # was a fresh module: a target that keeps state between calls differs for that reason
         # alone. Eager with the same history (trace inputs, then fresh) decides.
         history = self.eager_history([("trace", 0), ("fresh", 0)])
-        if not isinstance(history, BaseException) and self._judge(expected, history, ok_status, "").status == "mismatch":
-            if self._judge(history, actual, ok_status, "").status != "mismatch":
+        if (not isinstance(history, BaseException)
+                and self._judge(expected, history, ok_status, "", "fresh").status == "mismatch"):
+            if self._judge(history, actual, ok_status, "", "fresh").status != "mismatch":
                 self.checks["fresh_inputs"] = Check(
                     True, True, "the target keeps state between calls: matches eager called with the same history"
                 )
