@@ -31,10 +31,15 @@ std::string StatusText(const ChangeLine& line, std::string_view arrow, bool symb
   return one(a) + std::string(arrow) + one(b);
 }
 
+// "ONNX, torch.export and torch.compile"; when a title has a comma of its own ("torch.export,
+// dynamic shapes"), the titles are told apart by semicolons: "ONNX; torch.export, dynamic shapes;
+// and ONNX, dynamic shapes".
 std::string PathList(const std::vector<diff::PathLabel>& paths) {
+  const bool commas =
+      std::any_of(paths.begin(), paths.end(), [](const diff::PathLabel& p) { return p.title.find(',') != std::string::npos; });
   std::string out;
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    if (i > 0) out += i + 1 == paths.size() ? " and " : ", ";
+    if (i > 0) out += i + 1 == paths.size() ? (commas ? "; and " : " and ") : (commas ? "; " : ", ");
     out += paths[i].title;
   }
   return out;

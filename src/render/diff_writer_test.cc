@@ -70,6 +70,11 @@ TEST(DiffWriterTest, PathsOneSideLacksAreListedApart) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\nNew paths (not compared): tract (tract)\n"), std::string::npos) << text;
+  p.report.paths = {{"onnx", "ONNX"}, {"export-dynamic", "torch.export, dynamic shapes"}, {"compile", "torch.compile"}};
+  EXPECT_NE(WriteDiffText(p.report, {}).find("cases on ONNX; torch.export, dynamic shapes; and torch.compile.\n"),
+            std::string::npos);
+  p.report.paths.erase(p.report.paths.begin() + 1);
+  EXPECT_NE(WriteDiffText(p.report, {}).find("cases on ONNX and torch.compile.\n"), std::string::npos);
   const std::string md = WriteDiffMarkdown(p.report, {});
   EXPECT_NE(md.find("\nRemoved paths (not compared): torch.export, dynamic shapes (`export-dynamic`); "
                     "ONNX, dynamic shapes (`onnx-dynamic`)\n"),
