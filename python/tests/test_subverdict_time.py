@@ -68,9 +68,10 @@ def test_when_the_paths_verdict_used_the_time_no_sub_verdict_starts(monkeypatch,
     requested(17, 23)
     # the opset-18 export ends 0.5 s after the sub-verdicts' share of a 10 s job (9 s) is spent
     calls = _slow_export(monkeypatch, {18}, 9.5)
-    t0 = time.perf_counter()
     r = run_job(_case(), "onnx", library=None, threads=1, timeout_s=10)
-    assert time.perf_counter() - t0 < 10.5
+    # No wall-clock bound here (the opset-18 export itself takes 0.3 to 1 s on top of the planted
+    # 9.5 s, more on a loaded machine): that nothing started after the time was spent is what the
+    # statuses below and the single export call say.
     assert (r["status"], r["step"]) == ("ok", ""), r
     assert set(r["subverdicts"]) == {"openvino", "tract", "reference", "opset17", "opset23"}
     for sid, v in r["subverdicts"].items():
