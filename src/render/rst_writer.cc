@@ -498,12 +498,15 @@ class RstPage {
       if (!reason.component.empty()) {
         out_ += ":Who can fix it: " + RstLiteral(reason.component) + "\n";
       }
+      // One configuration a line, continuing the field's paragraph: on one line, a reason that
+      // affects hundreds of configurations exceeds docutils' line-length limit (10,000
+      // characters), and docutils then drops the line with an error (Sphinx too).
       std::string affected;
       for (const AffectedRow& row : reason.affected) {
-        if (!affected.empty()) affected += ", ";
-        affected += RstLiteral(row.name) + " (" + RstEscape(row.paths_label) + ")";
+        if (!affected.empty()) affected += ",";
+        affected += "\n   " + RstLiteral(row.name) + " (" + RstEscape(row.paths_label) + ")";
       }
-      out_ += fmt::format(":Affects: {} configuration{} of {} operator{}: {}\n\n",
+      out_ += fmt::format(":Affects: {} configuration{} of {} operator{}:{}\n\n",
                           FormatCount(reason.affected.size()),
                           reason.affected.size() == 1 ? "" : "s", FormatCount(reason.operators),
                           reason.operators == 1 ? "" : "s", affected);
