@@ -31,7 +31,7 @@ dimensions must still be eager's.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -50,26 +50,22 @@ def _shape(t: torch.Tensor) -> list[int]:
     return list(t.shape)
 
 
-def _structure(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor]) -> str | None:
+def _structure(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor],
+               free_dims: Callable[[], Mapping[int, set[int]]] | None = None) -> str | None:
+    """None when the outputs have eager's count and shapes; else a one-line detail. With
+    ``free_dims``, output i's shape may also differ from eager's along ``free_dims()[i]``; it is
+    called (at most once) only when a shape differs, since it may run eager again."""
     if len(expected) != len(actual):
         return f"output count differs: {len(actual)} outputs, eager has {len(expected)}"
-    for i, (e, a) in enumerate(zip(expected, actual)):
-        if _shape(e) != _shape(a):
-            return f"output {i}: shape {_shape(a)}, eager has {_shape(e)}"
-    return None
-
-
-def _structure_within(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor],
-                      free_dims: Mapping[int, set[int]]) -> str | None:
-    """``_structure``, except that output i's shape may differ from eager's along free_dims[i]."""
-    if len(expected) != len(actual):
-        return f"output count differs: {len(actual)} outputs, eager has {len(expected)}"
+    free: Mapping[int, set[int]] | None = None
     for i, (e, a) in enumerate(zip(expected, actual)):
         es, as_ = _shape(e), _shape(a)
         if es == as_:
             continue
-        free = free_dims.get(i, set())
-        if len(es) != len(as_) or any(x != y and d not in free for d, (x, y) in enumerate(zip(es, as_))):
+        if free is None:
+            free = free_dims() if free_dims is not None else {}
+        dims = free.get(i, set())
+        if len(es) != len(as_) or any(x != y and d not in dims for d, (x, y) in enumerate(zip(es, as_))):
             return f"output {i}: shape {as_}, eager has {es}"
     return None
 
@@ -264,14 +260,12 @@ def _all_finite(t: torch.Tensor) -> bool:
 
 
 def check_unverified(expected: Sequence[torch.Tensor], actual: Sequence[Any],
-                     free_dims: Mapping[int, set[int]] | None = None) -> str | None:
+                     free_dims: Callable[[], Mapping[int, set[int]]] | None = None) -> str | None:
     """None when a random case's outputs look right (count, shapes, finite); else a detail.
-    ``free_dims``: per output index, the dimensions along which eager's own shape varies with the
-    seed (``seed_varying_dims``); the shapes may differ there."""
+    ``free_dims()``: per output index, the dimensions along which eager's own shape varies with the
+    seed (``seed_varying_dims``); the shapes may differ there. Called only when a shape differs."""
     got = [as_tensor(a) for a in actual]
-    problem = _structure(expected, got)
-    if problem and free_dims:
-        problem = _structure_within(expected, got, free_dims)
+    problem = _structure(expected, got, free_dims)
     if problem:
         return problem
     for i, (e, a) in enumerate(zip(expected, got)):
