@@ -107,6 +107,26 @@ def test_a_dry_run_writes_no_database(tmp_path):
     assert not os.path.exists(tmp_path / "none" / "results.db")
 
 
+def test_force_reprobes_the_selected_current_jobs_and_nothing_else(tmp_path):
+    reg, db = survey(tmp_path)
+    before = h.results(db)
+    p = h.run(["--cases", reg, "--db", str(db), "--only", "ok_a", "--paths", "onnx,export", "--force",
+               "--dry-run", "--explain"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "2 jobs planned (from 1 case x 2 paths): 2 to run: 2 --force; 0 current" in p.stderr
+    assert sorted(p.stdout.splitlines()) == [f"ok_a {path}: the stored result (ok) is current, and --force re-probes it"
+                                             for path in ("export", "onnx")]
+    p = h.run(["--cases", reg, "--db", str(db), "--only", "ok_a", "--paths", "onnx,export", "--force"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    after = h.results(db)
+    assert after.keys() == before.keys()
+    rerun = {k for k in after if after[k]["run_id"] != before[k]["run_id"]}
+    assert rerun == {("ok_a", "onnx"), ("ok_a", "export")}
+    # without --force the same selection is current again
+    p = h.run(["--cases", reg, "--db", str(db), "--dry-run"], tmp_path)
+    assert "9 jobs planned (from 3 cases x 3 paths): 0 to run; 9 current" in p.stderr
+
+
 def test_a_dry_run_keeps_its_worker_log_apart_from_a_runs(tmp_path):
     # checking a running survey with --dry-run must not append its worker's output to the survey's worker log
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}])

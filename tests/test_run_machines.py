@@ -83,3 +83,21 @@ def test_a_fingerprint_the_same_recipe_gave_on_another_machine_keeps_its_results
     real = run(args, tmp_path)
     assert real.returncode == 0, real.stderr
     assert "2 to run" in real.stderr and "4 current" in real.stderr
+
+    # An edit of the library or a registry changes every recipe (R2). This machine has now computed
+    # lab-intel under R1 (the run above recorded it); when it still computes lab-intel under R2, the
+    # edit did not change lab's inputs, and the result measured elsewhere under R1 stands.
+    edited = run(["--cases", third, "--paths", "onnx,export", "--db", db, "-j", "1", "--dry-run", "--explain"], tmp_path)
+    assert "6 jobs planned (from 3 cases x 2 paths): 0 to run; 6 current" in edited.stderr, edited.stderr
+    explain = subprocess.run([binary(), "explain", "lab", "--path", "onnx", "--cases", third, "--db", db],
+                             cwd=str(tmp_path), env=fake_env(), capture_output=True, text=True, timeout=60)
+    assert ("current: its case's inputs were computed on another machine (Other CPU, avx2 fma) from earlier "
+            "sources, which gave this machine the inputs it computes now") in explain.stdout, explain.stdout
+    # an edit that changes lab's inputs here too: the case changed
+    fourth = write_registry(tmp_path, [{"name": "lab", "do": "ok", "fingerprint": "lab-intel-2", "recipe": "R2"},
+                                       {"name": "gray", "do": "ok", "fingerprint": "gray-1", "recipe": "R2"},
+                                       {"name": "old", "do": "ok", "fingerprint": "old-intel", "recipe": "R2"}],
+                            filename="fourth.json")
+    changed = run(["--cases", fourth, "--paths", "onnx,export", "--db", db, "-j", "1", "--dry-run", "--explain"], tmp_path)
+    assert "2 to run: 2 case changed (2 measured on another machine); 4 current" in changed.stderr, changed.stderr
+    assert [line.split(":")[0] for line in changed.stdout.splitlines()] == ["lab onnx", "lab export"]

@@ -54,6 +54,7 @@ struct RunOptions {
   long long memory_limit_mb = 0;
   int max_restarts = 50;
   bool retry_failed = false;
+  bool force = false;
   bool dry_run = false;
   bool explain = false;
 };
@@ -221,7 +222,7 @@ int Run(RunOptions o) {
 
   RunRequest request;
   request.plan = plan;
-  request.retry = o.retry_failed ? RetryFailed::yes : RetryFailed::no;
+  request.retry = o.force ? RetryFailed::everything : o.retry_failed ? RetryFailed::yes : RetryFailed::no;
   request.dry_run = o.dry_run ? DryRun::yes : DryRun::no;
   if (o.explain) request.explain = [](const std::string& line) { fmt::print("{}\n", line); };
   request.argv_json = ArgvJson();
@@ -278,6 +279,9 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--max-restarts", opts->max_restarts_text,
                   "Workers that may be lost (crash, timeout, poison) before the run stops (default 50)");
   cmd->add_flag("--retry-failed", opts->retry_failed, "Re-run stored crash/timeout results even after their retry");
+  cmd->add_flag("--force", opts->force,
+                "Re-probe the selected jobs even when their stored results are current (choose them with --only, "
+                "--groups, --paths or --shard; without them, every job)");
   cmd->add_flag("--dry-run", opts->dry_run,
                 "Plan and print, probe nothing and write nothing (one worker starts, for the cases and the library index)");
   cmd->add_flag("--explain", opts->explain, "Print, on stdout, why each job that runs runs (one line per job, then each migration's why once)");

@@ -17,6 +17,7 @@ std::string_view RerunCauseLabel(RerunCause cause) {
     case RerunCause::code_changed: return "library code changed";
     case RerunCause::retry: return "retried";
     case RerunCause::retry_failed: return "--retry-failed";
+    case RerunCause::forced: return "--force";
   }
   return "?";
 }
@@ -136,6 +137,33 @@ std::string SameRecipeElsewhere(const StoredJob& stored, std::string_view recipe
   return found;
 }
 
+// Whether this machine itself got the stored fingerprint from `recipe` (then something besides the
+// CPU changed it since, and nothing carries it).
+bool OnThisMachine(const StoredJob& stored, std::string_view recipe, const std::string& here) {
+  return !recipe.empty() && !here.empty() &&
+         std::any_of(stored.case_identities.begin(), stored.case_identities.end(),
+                     [&](const auto& id) { return id.first == recipe && id.second == here; });
+}
+
+// The machine on which the stored fingerprint came from an earlier recipe under which this machine
+// computed `current_fingerprint`, the fingerprint it computes now; "" when there is none, and a
+// recipe under which this machine also got the stored fingerprint never counts (something besides
+// the CPU gave two fingerprints there).
+std::string EarlierRecipeElsewhere(const StoredJob& stored, const std::string& current_fingerprint,
+                                   const std::string& here) {
+  if (here.empty() || current_fingerprint.empty() || !stored.identities) return "";
+  auto it = stored.identities->find(current_fingerprint);
+  if (it == stored.identities->end()) return "";
+  for (const auto& [r, machine] : stored.case_identities) {
+    if (machine.empty() || machine == here) continue;
+    auto same = [&](const std::pair<std::string, std::string>& id) { return id.first == r && id.second == here; };
+    if (std::none_of(it->second.begin(), it->second.end(), same)) continue;  // not computed here under r
+    if (std::any_of(stored.case_identities.begin(), stored.case_identities.end(), same)) continue;
+    return machine;
+  }
+  return "";
+}
+
 }  // namespace
 
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
@@ -145,6 +173,7 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
   // recipe on another machine, and its harness digest carried by the path's migrations. Any other
   // difference, or one of these that does not carry, decides below as before.
   std::string carried, elsewhere;
+  bool earlier_sources = false;  // `elsewhere` is of an earlier recipe (EarlierRecipeElsewhere)
   if (stored->job_key != current.digest) {
     bool carries = true;
     auto fields = nlohmann::json::parse(stored->key_fields_json, nullptr, false);
@@ -152,6 +181,13 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
       if (!carries) break;
       if (field == "case") {
         elsewhere = SameRecipeElsewhere(*stored, recipe, library.machine);
+        if (elsewhere.empty() && !OnThisMachine(*stored, recipe, library.machine)) {
+          auto now = nlohmann::json::parse(current.fields_json, nullptr, false);
+          if (now.is_object() && now.contains("case") && now["case"].is_string()) {
+            elsewhere = EarlierRecipeElsewhere(*stored, now["case"].get<std::string>(), library.machine);
+            earlier_sources = !elsewhere.empty();
+          }
+        }
         carries = !elsewhere.empty();
       } else if (field == "harness" && path != nullptr && fields.is_object() && fields.contains("harness") &&
                  fields["harness"].is_string()) {
@@ -222,18 +258,27 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
               {fmt::format("the stored {} is retried once (attempt {} of 2)", StatusId(stored->status),
                            stored->attempts + 1)}};
     }
-    if (retry == RetryFailed::yes) {
+    if (retry != RetryFailed::no) {
       return {true, RerunCause::retry_failed,
-              {fmt::format("the stored {} is re-run because of --retry-failed", StatusId(stored->status))}};
+              {fmt::format("the stored {} is re-run because of {}", StatusId(stored->status),
+                           retry == RetryFailed::yes ? "--retry-failed" : "--force")}};
     }
     return {false, RerunCause::current,
             {fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
                          StatusId(stored->status), stored->attempts)}};
   }
+  if (retry == RetryFailed::everything) {
+    return {true, RerunCause::forced,
+            {fmt::format("the stored result ({}) is current, and --force re-probes it", StatusId(stored->status))}};
+  }
   if (!carried.empty() || !elsewhere.empty()) {
     std::string why;
     if (!elsewhere.empty()) {
-      why = fmt::format("its case's inputs, from the same sources, were computed on another machine ({})", elsewhere);
+      why = earlier_sources
+                ? fmt::format("its case's inputs were computed on another machine ({}) from earlier sources, which "
+                              "gave this machine the inputs it computes now",
+                              elsewhere)
+                : fmt::format("its case's inputs, from the same sources, were computed on another machine ({})", elsewhere);
     }
     if (!carried.empty()) {
       why += fmt::format("{}measured under an earlier harness of path {}, which migration {} carries over",

@@ -12,6 +12,8 @@
 // Crash and timeout are retried once even when current: `attempts` counts consecutive crash/timeout
 // outcomes of a current job, and one with attempts < 2 runs again.
 #pragma once
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,7 +27,9 @@
 
 namespace opsweep {
 
-enum class RetryFailed { no, yes };  // --retry-failed: re-run crash/timeout whatever their attempts
+// --retry-failed (yes): re-run crash/timeout whatever their attempts; --force (everything): that, and
+// every other current result too (the jobs the run's selection holds).
+enum class RetryFailed { no, yes, everything };
 
 // Why a job runs, counted by kind on the plan line. Never persisted.
 enum class RerunCause {
@@ -37,11 +41,12 @@ enum class RerunCause {
   environment_changed,  // one of the path's env fields (torch, onnxruntime, ...)
   code_changed,         // library code the result depends on
   retry,                // a current crash/timeout, retried once
-  retry_failed,         // --retry-failed
+  retry_failed,         // --retry-failed (or --force, for a crash/timeout)
+  forced,               // --force: current, re-probed because asked
 };
 
 // The plan line's words for a cause: "new", "case changed", "library changed", "harness changed",
-// "environment changed", "library code changed", "retried", "--retry-failed"; "current".
+// "environment changed", "library code changed", "retried", "--retry-failed", "--force"; "current".
 std::string_view RerunCauseLabel(RerunCause cause);
 
 // What the decision needs of a stored result.
@@ -61,6 +66,9 @@ struct StoredJob {
   // Where its case fingerprint is known to come from: (recipe, MachineText of the machine that
   // computed it), from the database's case identities (store/results_db.h).
   std::vector<std::pair<std::string, std::string>> case_identities;
+  // Every case identity the database holds, by fingerprint (shared by the jobs of one plan; may be
+  // null): the recipes under which this machine computed the fingerprint it computes now.
+  std::shared_ptr<const std::map<std::string, std::vector<std::pair<std::string, std::string>>>> identities;
 };
 
 // The current state of the library: the first worker's index and hello.
@@ -95,7 +103,11 @@ struct RerunDecision {
 // `recipe` (optional) is the current case's recipe (core/case_entry.h): a stored result whose case
 // fingerprint alone differs (or it and a carried harness digest) stands when its fingerprint is
 // known to come from this recipe on another machine than this one: the same case, its float32
-// inputs rounded by another CPU (docs/formats.md section 4.2).
+// inputs rounded by another CPU (docs/formats.md section 4.2). It also stands when the stored
+// fingerprint came from an earlier recipe on another machine and this machine computed, under that
+// earlier recipe, the very fingerprint it computes now: the sources changed since (an edit of the
+// library changes every recipe) without changing this case's inputs here, so the other machine's
+// result is still of this case.
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
                           RetryFailed retry, const PathSpec* path = nullptr, std::string_view recipe = {});
 

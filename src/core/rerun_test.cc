@@ -158,6 +158,50 @@ TEST(DecideRerun, AFingerprintTheSameRecipeGaveOnAnotherMachineIsTheSameCase) {
   EXPECT_TRUE(DecideRerun(unknown, now, {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R1").run);
 }
 
+TEST(DecideRerun, AnEditThatLeavesThisMachinesInputsAloneKeepsAnotherMachinesResult) {
+  // The stored result was measured on an AMD machine (fp-amd under recipe R1); this Intel machine
+  // computed fp-intel under R1. The library was edited since: every recipe changed (R2), and this
+  // machine still computes fp-intel.
+  LibraryIndex index = Index();
+  const std::string here = "Intel Xeon", there = "AMD EPYC";
+  using Ids = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+  StoredJob stored = Stored(CaseKey("fp-amd"), Status::ok, 0);
+  stored.case_identities = {{"R1", there}};
+  stored.identities = std::make_shared<Ids>(Ids{{"fp-amd", {{"R1", there}}}, {"fp-intel", {{"R1", here}}}});
+  RerunDecision d = DecideRerun(stored, CaseKey("fp-intel"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2");
+  EXPECT_FALSE(d.run);
+  EXPECT_EQ(d.Why(), "the stored result (ok) is current: its case's inputs were computed on another machine (AMD EPYC) "
+                     "from earlier sources, which gave this machine the inputs it computes now");
+  // the edit changed this machine's inputs (another fingerprint now): the case changed
+  d = DecideRerun(stored, CaseKey("fp-intel-2"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2");
+  EXPECT_EQ(d.cause, RerunCause::case_changed);
+  // this machine never computed fp-intel under a recipe the stored fingerprint came from
+  StoredJob other = stored;
+  other.identities = std::make_shared<Ids>(Ids{{"fp-intel", {{"R0", here}}}});
+  EXPECT_EQ(DecideRerun(other, CaseKey("fp-intel"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2").cause,
+            RerunCause::case_changed);
+  // under R1 this machine got both fingerprints: not the CPU's doing, nothing carries
+  StoredJob both = stored;
+  both.case_identities.push_back({"R1", here});
+  EXPECT_EQ(DecideRerun(both, CaseKey("fp-intel"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2").cause,
+            RerunCause::case_changed);
+  // this machine got the stored fingerprint from the current recipe: nothing carries either
+  StoredJob now_here = stored;
+  now_here.case_identities.push_back({"R2", here});
+  EXPECT_EQ(DecideRerun(now_here, CaseKey("fp-intel"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2").cause,
+            RerunCause::case_changed);
+  // an unknown machine here, or no identities at all
+  EXPECT_TRUE(DecideRerun(stored, CaseKey("fp-intel"), {&index, "fp-lib", ""}, RetryFailed::no, nullptr, "R2").run);
+  StoredJob none = stored;
+  none.identities.reset();
+  EXPECT_TRUE(DecideRerun(none, CaseKey("fp-intel"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2").run);
+  // and the library code the result depends on still decides
+  StoredJob edited = stored;
+  edited.deps_json = nlohmann::json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g0"}})").dump();
+  EXPECT_EQ(DecideRerun(edited, CaseKey("fp-intel"), {&index, "fp-lib", here}, RetryFailed::no, nullptr, "R2").cause,
+            RerunCause::code_changed);
+}
+
 TEST(DecideRerun, ACaseFromAnotherMachineAndAMigratedHarnessCarryTogether) {
   LibraryIndex index = Index();
   const PathSpec path = MigratedPath();
@@ -348,6 +392,32 @@ TEST(DecideRerun, EngineStatusesAreRetriedOnce) {
   d = DecideRerun(Stored(k, Status::timeout, 2), k, lib, RetryFailed::yes);
   EXPECT_TRUE(d.run);
   EXPECT_EQ(d.cause, RerunCause::retry_failed);
+}
+
+TEST(DecideRerun, ForceReprobesCurrentResultsAndKeepsTheRealCauseOfStaleOnes) {
+  JobKey k = Key("2.13");
+  LibraryIndex index = Index();
+  LibraryState lib{&index, "fp-lib"};
+  RerunDecision d = DecideRerun(Stored(k, Status::ok, 0), k, lib, RetryFailed::no);
+  ASSERT_FALSE(d.run);
+  d = DecideRerun(Stored(k, Status::ok, 0), k, lib, RetryFailed::yes);  // --retry-failed leaves an ok alone
+  EXPECT_FALSE(d.run);
+  d = DecideRerun(Stored(k, Status::ok, 0), k, lib, RetryFailed::everything);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::forced);
+  EXPECT_EQ(d.Why(), "the stored result (ok) is current, and --force re-probes it");
+  EXPECT_EQ(RerunCauseLabel(d.cause), "--force");
+  // a crash already retried runs as with --retry-failed, and says which option asked
+  d = DecideRerun(Stored(k, Status::timeout, 2), k, lib, RetryFailed::everything);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::retry_failed);
+  EXPECT_EQ(d.Why(), "the stored timeout is re-run because of --force");
+  // a stale result keeps its own cause and sentence: --force adds nothing to it
+  d = DecideRerun(Stored(Key("2.12"), Status::ok, 0), k, lib, RetryFailed::everything);
+  EXPECT_TRUE(d.run);
+  EXPECT_EQ(d.cause, RerunCause::environment_changed);
+  d = DecideRerun(std::nullopt, k, lib, RetryFailed::everything);
+  EXPECT_EQ(d.cause, RerunCause::new_result);
 }
 
 TEST(RerunDecision, WhyShowsTheFirstReasonsThenACount) {

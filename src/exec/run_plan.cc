@@ -24,7 +24,8 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
                                                                          const std::vector<RunInfo>& runs,
                                                                          const std::vector<std::string>& marks,
                                                                          const std::vector<CaseIdentity>& identities) {
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_fingerprint;
+  auto shared = std::make_shared<std::map<std::string, std::vector<std::pair<std::string, std::string>>>>();
+  auto& by_fingerprint = *shared;
   for (const CaseIdentity& id : identities) by_fingerprint[id.fingerprint].emplace_back(id.recipe, MachineText(id.machine_json));
   std::map<long long, std::string> fingerprints, machines;
   for (const RunInfo& run : runs) {
@@ -54,11 +55,23 @@ std::map<std::pair<std::string, std::string>, StoredJob> IndexStoredJobs(const s
           job.case_identities = it->second;
         }
       }
+      job.identities = shared;
     }
     out[{r.case_name, r.path}] = std::move(job);
   }
   return out;
 }
+
+namespace {
+
+size_t CountCases(const std::vector<PlannedJob>& jobs) {
+  std::vector<size_t> seen;
+  for (const PlannedJob& j : jobs) seen.push_back(j.case_index);
+  std::sort(seen.begin(), seen.end());
+  return static_cast<size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
+}
+
+}  // namespace
 
 bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inventory, const LibraryIndex& index,
                   const std::map<std::pair<std::string, std::string>, StoredJob>& stored, PlanRequest request,
@@ -70,6 +83,15 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
   std::vector<PlannedJob> planned;
   if (!BuildPlan(inventory, hello.path_ids(), request, &planned, err)) return false;
   out->paths = request.paths;
+  if (request.shard.count > 1) {  // the cases of the whole selection, not of this shard's jobs
+    PlanRequest whole = request;
+    whole.shard = ShardSpec{};
+    std::vector<PlannedJob> all;
+    if (!BuildPlan(inventory, hello.path_ids(), whole, &all, err)) return false;
+    out->cases = CountCases(all);
+  } else {
+    out->cases = CountCases(planned);
+  }
   LibraryState library{&index, env.library_fingerprint, MachineText(request.machine)};
   for (PlannedJob& p : planned) {
     const PathSpec& path = *FindPath(hello.paths, p.path);  // BuildPlan refused unknown paths

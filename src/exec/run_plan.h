@@ -31,6 +31,7 @@ struct RunPlan {
   size_t current = 0;
   std::map<RerunCause, size_t> by_cause;  // the jobs that run, by the first cause of each
   size_t case_changed_elsewhere = 0;      // of by_cause[case_changed]: measured on another machine
+  size_t cases = 0;  // the cases --only and --groups select (every shard's): the plan line's "from N cases"
 };
 
 // What the stored results say, indexed for planning: each (case, path)'s StoredJob (with its

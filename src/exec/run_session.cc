@@ -134,7 +134,7 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   summary->reused = plan.current;
   summary->to_run = plan.to_run;
 
-  const std::string plan_line = PlanSummary(plan, inventory.size(), plan_request.shard);
+  const std::string plan_line = PlanSummary(plan, plan.cases, plan_request.shard);
   if (request.explain) {
     for (const std::string& line : ExplainLines(plan)) request.explain(line);
   }
