@@ -123,26 +123,23 @@ std::string MigrationIds(const std::vector<const HarnessMigration*>& chain) {
   return out;
 }
 
-// The machine (MachineText) on which the stored result's case fingerprint came from `recipe`, when
-// that is another machine than this one; "" otherwise, and "" when this machine itself once got
-// that fingerprint from that recipe (then something besides the CPU changed it since).
-std::string SameRecipeElsewhere(const StoredJob& stored, std::string_view recipe, const std::string& here) {
-  if (recipe.empty() || here.empty()) return "";
-  std::string found;
-  for (const auto& [r, machine] : stored.case_identities) {
-    if (r != recipe || machine.empty()) continue;
-    if (machine == here) return "";
-    if (found.empty()) found = machine;
-  }
-  return found;
-}
-
 // Whether this machine itself got the stored fingerprint from `recipe` (then something besides the
 // CPU changed it since, and nothing carries it).
 bool OnThisMachine(const StoredJob& stored, std::string_view recipe, const std::string& here) {
   return !recipe.empty() && !here.empty() &&
          std::any_of(stored.case_identities.begin(), stored.case_identities.end(),
                      [&](const auto& id) { return id.first == recipe && id.second == here; });
+}
+
+// The machine (MachineText) on which the stored result's case fingerprint came from `recipe`, when
+// that is another machine than this one; "" otherwise, and "" when this machine itself once got
+// that fingerprint from that recipe (OnThisMachine).
+std::string SameRecipeElsewhere(const StoredJob& stored, std::string_view recipe, const std::string& here) {
+  if (recipe.empty() || here.empty() || OnThisMachine(stored, recipe, here)) return "";
+  for (const auto& [r, machine] : stored.case_identities) {
+    if (r == recipe && !machine.empty()) return machine;
+  }
+  return "";
 }
 
 // The machine on which the stored fingerprint came from an earlier recipe under which this machine
