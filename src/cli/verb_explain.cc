@@ -140,6 +140,7 @@ int Explain(const ExplainOptions& o) {
     if (in_registries) {
       PlanRequest request;
       request.only = {o.case_name};
+      request.only_exact = true;
       request.machine = ThisMachine();
       if (!o.path.empty()) request.paths = {o.path};
       if (!BuildRunPlan(hello, inventory, index, IndexStoredJobs(results, runs, MigrationMarks(hello.paths), identities), request, RetryFailed::no, &plan,

@@ -55,6 +55,7 @@ struct RunOptions {
   int max_restarts = 50;
   bool retry_failed = false;
   bool force = false;
+  bool exact = false;
   bool dry_run = false;
   bool explain = false;
 };
@@ -138,6 +139,8 @@ int Run(RunOptions o) {
     if (std::find(plan.paths.begin(), plan.paths.end(), p) == plan.paths.end()) plan.paths.push_back(p);
   }
   plan.only = o.only;
+  plan.only_exact = o.exact;
+  if (o.exact && o.only.empty()) return Error(kExitBadInput, "--exact needs --only NAME (the whole case names to select)");
   plan.machine = ThisMachine();
   plan.groups = o.groups;
   for (const auto& g : plan.groups) {
@@ -253,6 +256,8 @@ void RegisterRun(CLI::App& app, int* status) {
   cmd->add_option("--paths", opts->paths, "Capture paths, comma-separated (default: every path the worker offers)")
       ->delimiter(',');
   cmd->add_option("--only", opts->only, "Only cases whose name is or starts with this (repeatable)");
+  cmd->add_flag("--exact", opts->exact,
+                "--only names whole cases, not prefixes (--only ColorJitter --exact leaves ColorJitter[random] out)");
   cmd->add_option("--groups", opts->groups, "Only cases in these groups or below them (repeatable, comma-separated)")
       ->delimiter(',');
   cmd->add_option("-j,--jobs", opts->jobs_text, "Workers (default: one per core)");

@@ -65,6 +65,10 @@ bool GroupMatches(std::string_view group, std::string_view prefix) {
   return group.size() == prefix.size() || group[prefix.size()] == '.';
 }
 
+bool OnlyMatches(std::string_view name, std::string_view only, bool exact) {
+  return exact ? name == only : name.substr(0, only.size()) == only;
+}
+
 bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::string>& known_paths,
                const PlanRequest& request, std::vector<PlannedJob>* out, std::string* err) {
   out->clear();
@@ -76,9 +80,10 @@ bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::s
   }
   for (const auto& prefix : request.only) {
     bool any = std::any_of(inventory.begin(), inventory.end(),
-                           [&](const CaseEntry& c) { return c.name.compare(0, prefix.size(), prefix) == 0; });
+                           [&](const CaseEntry& c) { return OnlyMatches(c.name, prefix, request.only_exact); });
     if (!any) {
-      *err = fmt::format("--only '{}' matches no case in the registries", prefix);
+      *err = request.only_exact ? fmt::format("--only '{}' --exact: no case has that name", prefix)
+                                : fmt::format("--only '{}' matches no case in the registries", prefix);
       return false;
     }
   }
@@ -94,7 +99,7 @@ bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::s
     const CaseEntry& c = inventory[i];
     if (!request.only.empty() &&
         std::none_of(request.only.begin(), request.only.end(),
-                     [&](const std::string& p) { return c.name.compare(0, p.size(), p) == 0; })) {
+                     [&](const std::string& p) { return OnlyMatches(c.name, p, request.only_exact); })) {
       continue;
     }
     if (!request.groups.empty() &&

@@ -35,6 +35,9 @@ struct PlanRequest {
   // This machine (util/machine.h), for the sentence that says a changed case's stored result was
   // measured on another one; "" = unknown (no such sentence).
   std::string machine;
+  // --exact: `only` holds whole case names, not prefixes (a list of jobs to re-probe, such as
+  // "ColorJitter" without "ColorJitter[random]").
+  bool only_exact = false;
 };
 
 struct PlannedJob {
@@ -48,6 +51,9 @@ struct PlannedJob {
 bool GroupMatches(std::string_view group, std::string_view prefix);
 
 // Builds the plan: cases in inventory order, and for each the requested paths in the given order.
+// True when the case name is selected by one --only entry (a prefix, or the whole name with --exact).
+bool OnlyMatches(std::string_view name, std::string_view only, bool exact);
+
 // Fails (one line in *err) on an unknown path, an --only that matches no case, or a --groups that
 // matches no group: a typo must never silently survey nothing.
 bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::string>& known_paths,

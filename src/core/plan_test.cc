@@ -91,6 +91,29 @@ TEST(BuildPlan, FiltersByOnlyGroupsAndPaths) {
   EXPECT_EQ(plan[1].case_index, 1u);
 }
 
+TEST(BuildPlan, ExactOnlySelectsWholeNamesOnly) {
+  std::vector<CaseEntry> inv = {{"ColorJitter", "a", "r", "f1", "{}"},
+                                {"ColorJitter[random]", "a", "r", "f2", "{}"},
+                                {"ColorJiggle", "a", "r", "f3", "{}"}};
+  std::vector<PlannedJob> plan;
+  std::string err;
+  PlanRequest r{{"onnx"}, {"ColorJitter"}, {}, {}};
+  ASSERT_TRUE(BuildPlan(inv, kPaths, r, &plan, &err));
+  EXPECT_EQ(plan.size(), 2u);  // a prefix: both ColorJitter cases
+  r.only_exact = true;
+  ASSERT_TRUE(BuildPlan(inv, kPaths, r, &plan, &err));
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].case_name, "ColorJitter");
+  r.only = {"ColorJitter[random]", "ColorJiggle"};
+  ASSERT_TRUE(BuildPlan(inv, kPaths, r, &plan, &err));
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].case_name, "ColorJitter[random]");
+  EXPECT_EQ(plan[1].case_name, "ColorJiggle");
+  r.only = {"ColorJit"};  // a prefix of names, the name of none
+  EXPECT_FALSE(BuildPlan(inv, kPaths, r, &plan, &err));
+  EXPECT_EQ(err, "--only 'ColorJit' --exact: no case has that name");
+}
+
 TEST(BuildPlan, RefusesUnknownPathGroupOrOnly) {
   std::vector<PlannedJob> plan;
   std::string err;
