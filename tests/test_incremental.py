@@ -113,8 +113,16 @@ def test_nothing_changed_nothing_runs(survey):
     assert "0 to run; 20 current" in p.stderr
 
 
+def test_a_comment_or_a_rewrapped_call_reprobes_nothing(survey):
+    # the same tokens: a function's digest reads tokens, not comments, blank lines or line breaks
+    survey.edit("site/depfix/ops.py", "    return _plus(x, 3.0)", "    # three\n\n    return _plus(\n        x, 3.0)")
+    line, why = survey.plan()
+    assert why == {} and "0 to run; 20 current" in line, line
+
+
 def test_a_function_body_reprobes_exactly_the_cases_that_ran_it(survey):
-    survey.edit("site/depfix/ops.py", "return x + value", "return x + value  # edited")
+    # parentheses: the same behaviour, other tokens, so a change (the digest does not judge semantics)
+    survey.edit("site/depfix/ops.py", "return x + value", "return (x + value)")
     line, why = survey.plan()
     want = {(c, p) for c in ("shift", "both") for p in PATHS}
     assert "4 to run: 4 library code changed; 16 current" in line, line
@@ -161,7 +169,7 @@ def test_a_harness_path_module_reprobes_only_that_path(survey):
 
 
 def test_explain_says_whether_a_record_is_current_and_why_not(survey):
-    survey.edit("site/depfix/import_time.py", "return [1.0, 5.0, 7.0]", "return [1.0, 5.0, 7.0]  # edited")
+    survey.edit("site/depfix/import_time.py", "return [1.0, 5.0, 7.0]", "return [1.0, 5.0, 7.0,]")
     p = survey.opsweep("explain", "lookup", "--path", "compile", "--cases", os.path.join(survey.root, "cases_deps.py"),
                        "--db", survey.db)
     assert "lookup [compile]" in p.stdout

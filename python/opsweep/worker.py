@@ -432,7 +432,7 @@ def index_message(loaded: Loaded) -> dict[str, Any]:
     if loaded.tracker is not None:
         return loaded.tracker.index.message()
     return {"type": "index", "version": INDEX_VERSION, "library": loaded.library_name or "", "functions": {},
-            "modules": {}}
+            "line_functions": {}, "modules": {}}
 
 
 def send_hello(channel: Channel, loaded: Loaded) -> bool:

@@ -143,6 +143,44 @@ def test_module_level_edits_change_the_module_digest(tmp_path, old, new):
     assert {m for m in before if before[m] != after[m]} == {"lib/mod.py"}
 
 
+BLOCK = '''
+def f(x):
+    """Doc."""
+    if x:
+        x = g(1,
+              2)
+        y = 2
+    return x
+'''
+
+
+@pytest.mark.parametrize(
+    "old, new, changed",
+    [
+        ("    if x:", "    # why\n    if x:", False),  # a comment line
+        ("        y = 2", "        y = 2  # why", False),  # a trailing comment
+        ("    return x", "\n\n    return x", False),  # blank lines
+        ("g(1,\n              2)", "g(1, 2)", False),  # re-wrapped inside brackets
+        ("g(1,\n              2)", "g(\n            1,\n            2,\n        )", True),  # a trailing comma is a token
+        ("        y = 2", "    y = 2", True),  # out of the if: its indentation
+        ("    return x", "        return x", True),  # into the if
+        ('"""Doc."""', '"""Docs."""', True),  # a docstring is a token (code can read __doc__)
+        ("y = 2", "y = (2)", True),  # parentheses are tokens
+    ],
+)
+def test_a_function_digest_reads_its_tokens_not_its_comments_or_line_breaks(tmp_path, old, new, changed):
+    lib = write_library(str(tmp_path), {"mod.py": BLOCK})
+    before = deps.LibraryIndex.build(lib)
+    edit(os.path.join(lib.root, "mod.py"), old, new)
+    after = deps.LibraryIndex.build(lib)
+    name = "lib/mod.py:f"
+    assert before.function_digests()[name].startswith(deps.TOKEN_DIGEST_PREFIX)
+    assert (before.function_digests()[name] != after.function_digests()[name]) == changed
+    # the digest of lines (what records before index version 4 hold) sees every edit
+    assert before.function_digests(lines=True)[name] != after.function_digests(lines=True)[name]
+    assert before.message()["line_functions"][name] == before.function_digests(lines=True)[name]
+
+
 def test_comments_and_blank_lines_outside_functions_do_not_change_the_module(tmp_path):
     lib = write_library(str(tmp_path), {"mod.py": MOD, "consts.py": "K = 1\n"})
     before = deps.LibraryIndex.build(lib)
@@ -327,6 +365,7 @@ def test_every_job_passes(depfix_run):
 def test_the_index_message_lists_every_function_and_module(depfix_run):
     index = depfix_run["index"]
     assert index["version"] == deps.INDEX_VERSION and index["library"] == "depfix"
+    assert set(index["line_functions"]) == set(index["functions"])
     assert "depfix/ops.py:_plus" in index["functions"] and "depfix/unrelated.py:unused" in index["functions"]
     assert set(index["modules"]) == {f"depfix/{m}.py" for m in (
         "__init__", "cached", "capture", "constants", "import_time", "modules", "ops", "unrelated",
@@ -508,6 +547,9 @@ EDITS = [
     ("modules.py", "return 3.0", "return 3.5",
      {("lazy_scaler", p) for p in PATHS}),
     ("unrelated.py", "return x", "return x + 1", set()),
+    # a comment, a blank line: the same tokens, nothing to re-probe
+    ("ops.py", "return x + value", "# add\n\n    return x + value  # the sum", set()),
+    ("import_time.py", "return [1.0, 5.0, 7.0]", "return [1.0,\n            5.0, 7.0]  # re-wrapped", set()),
 ]
 
 

@@ -2,11 +2,15 @@
 
 #include <fmt/core.h>
 
+#include <string_view>
+
 namespace opsweep {
 
 namespace {
 
-constexpr int kIndexVersion = 3;  // python/opsweep/deps/index.py INDEX_VERSION
+constexpr int kIndexVersion = 4;  // python/opsweep/deps/index.py INDEX_VERSION
+constexpr int kOldestIndexVersion = 3;  // version 3: function digests of source lines only
+constexpr std::string_view kTokenDigestPrefix = "t:";  // python/opsweep/deps/index.py TOKEN_DIGEST_PREFIX
 constexpr const char* kChangedDuringRun = "changed-during-run";
 
 template <typename Json>
@@ -27,9 +31,11 @@ bool ReadDigests(const Json& message, const char* field, std::map<std::string, s
   return true;
 }
 
-void Compare(const nlohmann::json& stored, const std::map<std::string, std::string>& current, DepChange::Kind kind,
-             std::vector<DepChange>* out) {
+// `current_of(stored digest)`: the map of current digests of the same kind.
+template <typename CurrentOf>
+void Compare(const nlohmann::json& stored, CurrentOf current_of, DepChange::Kind kind, std::vector<DepChange>* out) {
   for (const auto& [name, digest] : stored.items()) {
+    const std::map<std::string, std::string>& current = current_of(digest.template get_ref<const std::string&>());
     auto it = current.find(name);
     DepChange change{kind, name, DepChange::How::changed};
     if (it == current.end()) {
@@ -51,9 +57,10 @@ bool ParseIndex(const Json& message, LibraryIndex* out, std::string* err) {
     return false;
   }
   auto version = message.find("version");
-  if (version == message.end() || !version->is_number_integer() || version->template get<int>() != kIndexVersion) {
-    *err = fmt::format("index: version {} is not the version this build reads ({})",
-                       version == message.end() ? "(none)" : version->dump(), kIndexVersion);
+  if (version == message.end() || !version->is_number_integer() || version->template get<int>() < kOldestIndexVersion ||
+      version->template get<int>() > kIndexVersion) {
+    *err = fmt::format("index: version {} is not a version this build reads ({} to {})",
+                       version == message.end() ? "(none)" : version->dump(), kOldestIndexVersion, kIndexVersion);
     return false;
   }
   auto library = message.find("library");
@@ -63,6 +70,9 @@ bool ParseIndex(const Json& message, LibraryIndex* out, std::string* err) {
   }
   out->library = library->template get<std::string>();
   if (!ReadDigests(message, "functions", &out->functions, err) || !ReadDigests(message, "modules", &out->modules, err)) {
+    return false;
+  }
+  if (version->template get<int>() >= 4 && !ReadDigests(message, "line_functions", &out->line_functions, err)) {
     return false;
   }
   out->known = true;
@@ -93,8 +103,18 @@ std::vector<DepChange> ChangedDeps(const nlohmann::json& deps, const LibraryInde
     out.push_back(DepChange{DepChange::Kind::module, "deps", DepChange::How::changed});
     return out;
   }
-  Compare(deps["functions"], index.functions, DepChange::Kind::function, &out);  // json objects iterate sorted
-  Compare(deps["modules"], index.modules, DepChange::Kind::module, &out);
+  // json objects iterate sorted
+  const bool by_lines = !index.line_functions.empty();  // a version-4 index; version 3 has lines only
+  Compare(
+      deps["functions"],
+      [&](const std::string& digest) -> const std::map<std::string, std::string>& {
+        bool tokens = digest.compare(0, kTokenDigestPrefix.size(), kTokenDigestPrefix) == 0;
+        return tokens || !by_lines ? index.functions : index.line_functions;
+      },
+      DepChange::Kind::function, &out);
+  Compare(
+      deps["modules"], [&](const std::string&) -> const std::map<std::string, std::string>& { return index.modules; },
+      DepChange::Kind::module, &out);
   return out;
 }
 

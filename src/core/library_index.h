@@ -20,12 +20,17 @@ namespace opsweep {
 struct LibraryIndex {
   bool known = false;    // false: no index (no library, or a worker that sent none)
   std::string library;   // the library's name
-  std::map<std::string, std::string> functions;  // "kornia/color/gray.py:rgb_to_grayscale" -> digest
+  // "kornia/color/gray.py:rgb_to_grayscale" -> digest of its tokens ("t:...", index version 4: a
+  // comment or a re-wrapped line changes none); from a version-3 worker, of its source lines.
+  std::map<std::string, std::string> functions;
+  // Version 4: the same functions' digests of their source lines, against which a record measured
+  // before version 4 (its digests lack the "t:" prefix) is checked. Empty from a version-3 worker.
+  std::map<std::string, std::string> line_functions;
   std::map<std::string, std::string> modules;    // "kornia/color/gray.py" -> digest of its module-level code
 };
 
-// Reads an `index` message. Fails (*err says what is wrong) on a missing or mistyped field or an
-// unknown version.
+// Reads an `index` message (version 3 or 4). Fails (*err says what is wrong) on a missing or
+// mistyped field or an unknown version.
 bool ParseLibraryIndex(const nlohmann::json& message, LibraryIndex* out, std::string* err);
 bool ParseLibraryIndex(const nlohmann::ordered_json& message, LibraryIndex* out, std::string* err);
 
@@ -38,7 +43,9 @@ struct DepChange {
 };
 
 // The deps of `deps` (a record's `deps` object) that differ from `index`: functions first, then
-// modules, each sorted by name. An empty result means current. A `deps` that is not an object of
+// modules, each sorted by name. A function's stored digest is compared with the digest of the same
+// kind: "t:..." with `functions`, a digest of lines with `line_functions` (with `functions` when the
+// index is of version 3, whose digests are of lines). An empty result means current. A `deps` that is not an object of
 // two objects of strings yields one change named "deps" (a damaged record is never current).
 std::vector<DepChange> ChangedDeps(const nlohmann::json& deps, const LibraryIndex& index);
 

@@ -61,6 +61,42 @@ TEST(ChangedDeps, ListsChangedRemovedAndEditedDepsInOrder) {
                                                  "kornia/constants.py was edited while the job ran"}));
 }
 
+TEST(ChangedDeps, ComparesEachStoredDigestWithTheCurrentDigestOfItsKind) {
+  // version 4: token digests ("t:") and, for records measured before it, digests of source lines
+  auto message = nlohmann::json::parse(R"({"type":"index","version":4,"library":"kornia",
+    "functions":{"kornia/a.py:f":"t:f2","kornia/a.py:g":"t:g1"},
+    "line_functions":{"kornia/a.py:f":"lf1","kornia/a.py:g":"lg2"},
+    "modules":{"kornia/a.py":"m1"}})");
+  LibraryIndex index;
+  std::string err;
+  ASSERT_TRUE(ParseLibraryIndex(message, &index, &err)) << err;
+  EXPECT_EQ(index.line_functions.at("kornia/a.py:g"), "lg2");
+  auto changed = [&](const char* deps) {
+    std::vector<std::string> out;
+    for (const DepChange& c : ChangedDeps(nlohmann::json::parse(deps), index)) out.push_back(DepChangeSentence(c));
+    return out;
+  };
+  // a new record: its token digests against the tokens
+  EXPECT_TRUE(changed(R"({"functions":{"kornia/a.py:g":"t:g1"},"modules":{"kornia/a.py":"m1"}})").empty());
+  EXPECT_EQ(changed(R"({"functions":{"kornia/a.py:f":"t:f1"},"modules":{}})"),
+            std::vector<std::string>{"kornia/a.py:f changed"});
+  // an old record: its line digests against the lines (f's lines are unchanged, g's are not),
+  // never against the token digests, even where the strings happen to be equal
+  EXPECT_TRUE(changed(R"({"functions":{"kornia/a.py:f":"lf1"},"modules":{}})").empty());
+  EXPECT_EQ(changed(R"({"functions":{"kornia/a.py:g":"lg1"},"modules":{}})"),
+            std::vector<std::string>{"kornia/a.py:g changed"});
+  EXPECT_EQ(changed(R"({"functions":{"kornia/a.py:g":"g1"},"modules":{}})"),
+            std::vector<std::string>{"kornia/a.py:g changed"});
+  // a version-4 message must carry the line digests
+  message.erase("line_functions");
+  EXPECT_FALSE(ParseLibraryIndex(message, &index, &err));
+  EXPECT_EQ(err, "index: 'line_functions' is not an object");
+  // a version-3 index has lines only: a token digest is never current against it
+  ASSERT_TRUE(ParseLibraryIndex(Message(), &index, &err)) << err;
+  EXPECT_EQ(changed(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"t:g1"},"modules":{}})"),
+            std::vector<std::string>{"kornia/color/gray.py:rgb_to_grayscale changed"});
+}
+
 TEST(ChangedDeps, ADamagedDepsObjectIsOneChange) {
   LibraryIndex index;
   for (const char* text : {R"([])", R"({"functions":{}})", R"({"functions":{"a":1},"modules":{}})",

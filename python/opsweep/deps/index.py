@@ -4,9 +4,15 @@ module's imports read (docs/formats.md section 3.1). The worker sends ``LibraryI
 as the protocol's ``index`` message; records' ``deps`` hold the digests they had when measured.
 
 - a *function* ``kornia/color/gray.py:rgb_to_grayscale`` (file relative to the library, qualified
-  name as Python spells ``__qualname__``): a digest of its source lines, first decorator to last
-  line; definitions sharing a qualified name in one file (a property's getter and setter) share
-  one entry. Lambdas, comprehensions and classes nested in a function belong to that function.
+  name as Python spells ``__qualname__``): a digest of its tokens, first decorator to last line,
+  without comments and line breaks inside brackets, each logical line with its indentation
+  (``t:`` + 16 hex digits): equal digests mean the same syntax tree, so a comment, a blank line or
+  a re-wrapped call re-probes nothing, while any token (a docstring's text too) counts.
+  Definitions sharing a qualified name in one file (a property's getter and setter) share one
+  entry. Lambdas, comprehensions and classes nested in a function belong to that function.
+  Records measured before index version 4 hold a digest of the function's source lines; the
+  index message still carries those (``line_functions``) so that they stay current while the
+  lines are unchanged.
 - a *module* ``kornia/color/gray.py``: a digest of the file's syntax tree with every function body
   replaced by the function's name: a body edit leaves it alone; a constant, an import, a class
   attribute, a decorator, a signature or a default changes it.
@@ -21,10 +27,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import bisect
 import hashlib
+import io
 import json
 import os
 import sys
+import tokenize
 import types
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -33,11 +42,13 @@ from opsweep.library import Library
 if TYPE_CHECKING:
     from opsweep.deps.hidden import HiddenDeps
 
-INDEX_VERSION = 3  # the index message's version; src/core/library_index.cc reads it
+INDEX_VERSION = 4  # the index message's version; src/core/library_index.cc reads it
 FunctionId = tuple[str, str]  # (file, qualname)
 CHANGED_DURING_RUN = "changed-during-run"
 MISSING = "missing"  # code entered that the index does not know (never current)
 _PERSON = b"opsweep-deps-v1"
+TOKEN_DIGEST_PREFIX = "t:"  # a function digest over tokens (index version 4); without it: over lines
+_SKIPPED_TOKENS = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
 
 
 def filesystem_now_ns(directory: str | None = None) -> int:
@@ -72,7 +83,8 @@ class FileIndex:
     module: str  # "kornia.color.gray"
     stat: tuple[int, int]  # (mtime_ns, size) when parsed
     module_digest: str
-    functions: dict[str, str]  # qualname -> digest
+    functions: dict[str, str]  # qualname -> digest of its tokens ("t:...")
+    line_functions: dict[str, str]  # qualname -> digest of its source lines (records before version 4)
     spans: list[tuple[int, int, str]]  # (first line, last line, qualname), sorted by (first, -last)
     # What the module-level imports bind: name -> targets (see ``Target``); names bound by
     # ``from X import *`` may come from any module in ``stars``.
@@ -92,6 +104,7 @@ class FileIndex:
             stat=(int(d["stat"][0]), int(d["stat"][1])),
             module_digest=d["module_digest"],
             functions=dict(d["functions"]),
+            line_functions=dict(d["line_functions"]),
             spans=[(int(a), int(b), str(q)) for a, b, q in d["spans"]],
             bindings={k: [list(t) for t in v] for k, v in d["bindings"].items()},
             stars=list(d["stars"]),
@@ -203,6 +216,46 @@ class _Walker:
                     self.walk(match_case.body, prefix, function)
 
 
+def _logical_tokens(text: str) -> tuple[list[int], list[str]] | None:
+    """The file's tokens as the function digests read them: (start lines, texts). Comments, line
+    breaks inside brackets and the INDENT/DEDENT tokens are left out; the first token of each
+    logical line carries its column (the indentation, which is what INDENT/DEDENT said), and a
+    logical line ends with "\n". None when the file does not tokenize."""
+    lines: list[int] = []
+    texts: list[str] = []
+    line_start = True
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in _SKIPPED_TOKENS:
+                continue
+            if tok.type == tokenize.NEWLINE:
+                lines.append(tok.start[0])
+                texts.append("\n")
+                line_start = True
+                continue
+            lines.append(tok.start[0])
+            texts.append(f"{tok.start[1]}|{tok.string}" if line_start else tok.string)
+            line_start = False
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return lines, texts
+
+
+def _token_digests(text: str, spans: list[tuple[int, int, str]], line_functions: dict[str, str]) -> dict[str, str]:
+    """qualname -> "t:" + digest of the tokens that start on its lines (every definition of the
+    name, in order). A file that does not tokenize (ast parsed it, so hardly ever) falls back to
+    the line digests: still sound, only comment-sensitive."""
+    tokens = _logical_tokens(text)
+    if tokens is None:
+        return {q: TOKEN_DIGEST_PREFIX + d for q, d in line_functions.items()}
+    lines, texts = tokens
+    parts: dict[str, list[str]] = {}
+    for first, last, qualname in sorted(spans):
+        lo, hi = bisect.bisect_left(lines, first), bisect.bisect_right(lines, last)
+        parts.setdefault(qualname, []).append("\x1f".join(texts[lo:hi]))
+    return {q: TOKEN_DIGEST_PREFIX + digest("\0".join(p).encode("utf-8")) for q, p in sorted(parts.items())}
+
+
 def index_file(rel: str, path: str) -> FileIndex:
     """Parse one file. A file that does not parse gets a module digest over its bytes and no
     functions: any job that entered code of it is re-probed when it changes."""
@@ -215,12 +268,13 @@ def index_file(rel: str, path: str) -> FileIndex:
         text = data.decode("utf-8")
         tree = ast.parse(text, filename=rel)
     except (SyntaxError, UnicodeDecodeError, ValueError):
-        return FileIndex(rel, module, (st.st_mtime_ns, st.st_size), digest(b"unparsable\0" + data), {}, [], {}, [], [], {})
+        return FileIndex(rel, module, (st.st_mtime_ns, st.st_size), digest(b"unparsable\0" + data), {}, {}, [], {}, [], [], {})
     walker = _Walker(text.splitlines(), module, is_init)
     walker.walk(tree.body, "", None)
-    functions = {
+    line_functions = {
         q: digest("\0".join(segs).encode("utf-8")) for q, segs in sorted(walker.segments.items())
     }
+    functions = _token_digests(text, walker.spans, line_functions)
     module_digest = digest(ast.dump(tree, annotate_fields=True, include_attributes=False).encode("utf-8"))
     local_names = set()
     for node in ast.walk(tree):  # bodies are stripped by now: this is module-level code only
@@ -235,6 +289,7 @@ def index_file(rel: str, path: str) -> FileIndex:
         stat=(st.st_mtime_ns, st.st_size),
         module_digest=module_digest,
         functions=functions,
+        line_functions=line_functions,
         spans=spans,
         bindings={n: _unique(t) for n, t in sorted(walker.bindings.items())},
         stars=sorted(set(walker.stars)),
@@ -301,11 +356,13 @@ class LibraryIndex:
 
     # -- the current digests, as the index message carries them
 
-    def function_digests(self) -> dict[str, str]:
+    def function_digests(self, lines: bool = False) -> dict[str, str]:
+        """Every function's digest (``lines``: of its source lines, as records before index
+        version 4 hold them)."""
         out = {}
         for rel in sorted(self.files):
             fi = self.files[rel]
-            for q, d in fi.functions.items():
+            for q, d in (fi.line_functions if lines else fi.functions).items():
                 out[f"{rel}:{q}"] = CHANGED_DURING_RUN if rel in self.volatile else d
         return out
 
@@ -510,6 +567,7 @@ class LibraryIndex:
             "version": INDEX_VERSION,
             "library": self.library.name,
             "functions": self.function_digests(),
+            "line_functions": self.function_digests(lines=True),
             "modules": self.module_digests(),
         }
 
