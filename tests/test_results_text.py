@@ -127,6 +127,29 @@ def test_force_reprobes_the_selected_current_jobs_and_nothing_else(tmp_path):
     assert "9 jobs planned (from 3 cases x 3 paths): 0 to run; 9 current" in p.stderr
 
 
+def test_exact_selects_whole_case_names_and_refuses_a_name_no_case_has(tmp_path):
+    reg = h.write_registry(tmp_path, [{"name": "jit"}, {"name": "jit[random]"}, {"name": "jitter"}])
+    db = tmp_path / "a.db"
+    assert h.run(["--cases", reg, "--db", str(db), "--paths", "export"], tmp_path).returncode == 0
+
+    def forced(*only):
+        p = h.run(["--cases", reg, "--db", str(db), "--paths", "export", "--force", "--dry-run", "--explain", *only],
+                  tmp_path)
+        assert p.returncode == 0, p.stderr
+        return sorted(line.split(" export: ")[0] for line in p.stdout.splitlines())
+
+    assert forced("--only", "jit") == ["jit", "jit[random]", "jitter"]  # a prefix
+    assert forced("--only", "jit", "--exact") == ["jit"]
+    assert forced("--only", "jit[random]", "--only", "jitter", "--exact") == ["jit[random]", "jitter"]
+    before = h.results(db)
+    for args, message in [(["--only", "ji", "--exact"], "--only 'ji' --exact: no case has that name"),
+                          (["--exact"], "--exact needs --only NAME")]:
+        p = h.run(["--cases", reg, "--db", str(db), "--paths", "export", "--force", *args], tmp_path)
+        assert p.returncode == 2 and message in p.stderr, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert h.results(db) == before  # nothing probed, nothing lost
+
+
 def test_a_dry_run_keeps_its_worker_log_apart_from_a_runs(tmp_path):
     # checking a running survey with --dry-run must not append its worker's output to the survey's worker log
     reg = h.write_registry(tmp_path, [{"name": "ok_a"}])
