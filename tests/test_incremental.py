@@ -113,6 +113,47 @@ def test_nothing_changed_nothing_runs(survey):
     assert "0 to run; 20 current" in p.stderr
 
 
+def line_digests(root):
+    """The digests of lines of the fixture library's functions (what records before index version 4 hold)."""
+    code = ("import json, sys; from opsweep.deps import LibraryIndex; from opsweep.library import Library; "
+            "lib = Library(name='depfix', version='', root=sys.argv[1], is_package=True); "
+            "print(json.dumps(LibraryIndex.build(lib).function_digests(lines=True)))")
+    out = subprocess.run([sys.executable, "-c", code, os.path.join(root, "site", "depfix")], capture_output=True,
+                         text=True, check=True, env=dict(os.environ, PYTHONPATH=os.path.join(root, "site")))
+    return json.loads(out.stdout)
+
+
+def test_records_of_lines_take_token_digests_on_the_next_run(survey):
+    # records as a harness before index version 4 wrote them: functions by digests of their lines
+    lines = line_digests(survey.root)
+    con = sqlite3.connect(survey.db)
+    with con:
+        for case, path, rec in con.execute("SELECT case_name, path, record_json FROM results").fetchall():
+            record = json.loads(rec)
+            if record["deps"] and record["deps"]["functions"]:
+                record["deps"]["functions"] = {n: lines[n] for n in record["deps"]["functions"]}
+                con.execute("UPDATE results SET record_json=? WHERE case_name=? AND path=?",
+                            (json.dumps(record), case, path))
+    con.close()
+    old = {k: rec for k, (_, rec) in survey.rows().items() if rec["deps"]["functions"]}
+    assert old and all(not d.startswith("t:") for rec in old.values() for d in rec["deps"]["functions"].values())
+    line, why = survey.plan()  # current against the lines, and a dry run writes nothing
+    assert why == {} and "0 to run; 20 current" in line, line
+    assert {k: rec for k, (_, rec) in survey.rows().items() if rec["deps"]["functions"]} == old
+    p = survey.run()
+    assert f"{len(old)} current records now list their functions by token digests" in p.stderr, p.stderr
+    new = {k: (run, rec) for k, (run, rec) in survey.rows().items() if k in old}
+    for k, (run, rec) in new.items():  # the same results, their functions now by tokens
+        assert set(rec["deps"]["functions"]) == set(old[k]["deps"]["functions"])
+        assert all(d.startswith("t:") for d in rec["deps"]["functions"].values()), k
+        assert {f: v for f, v in rec.items() if f != "deps"} == {f: v for f, v in old[k].items() if f != "deps"}
+    # so a comment in a function they ran re-probes nothing
+    survey.edit("site/depfix/ops.py", "    return x * SCALE", "    # scaled\n    return x * SCALE")
+    line, why = survey.plan()
+    assert why == {} and "0 to run; 20 current" in line, line
+    assert "token digests" not in survey.run().stderr  # nothing left to re-encode
+
+
 def test_a_comment_or_a_rewrapped_call_reprobes_nothing(survey):
     # the same tokens: a function's digest reads tokens, not comments, blank lines or line breaks
     survey.edit("site/depfix/ops.py", "    return _plus(x, 3.0)", "    # three\n\n    return _plus(\n        x, 3.0)")

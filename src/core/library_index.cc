@@ -118,6 +118,33 @@ std::vector<DepChange> ChangedDeps(const nlohmann::json& deps, const LibraryInde
   return out;
 }
 
+namespace {
+
+template <typename Json>
+bool Reencode(Json* deps, const LibraryIndex& index) {
+  if (index.line_functions.empty() || !deps->is_object()) return false;
+  auto functions = deps->find("functions");
+  if (functions == deps->end() || !functions->is_object() || functions->empty()) return false;
+  for (const auto& [name, digest] : functions->items()) {
+    if (!digest.is_string()) return false;
+    const std::string& d = digest.template get_ref<const std::string&>();
+    auto lines = index.line_functions.find(name);
+    auto tokens = index.functions.find(name);
+    if (d.compare(0, kTokenDigestPrefix.size(), kTokenDigestPrefix) == 0 || d == kChangedDuringRun ||
+        lines == index.line_functions.end() || lines->second != d || tokens == index.functions.end() ||
+        tokens->second.compare(0, kTokenDigestPrefix.size(), kTokenDigestPrefix) != 0) {
+      return false;
+    }
+  }
+  for (auto it = functions->begin(); it != functions->end(); ++it) it.value() = index.functions.at(it.key());
+  return true;
+}
+
+}  // namespace
+
+bool ReencodeLineDigests(nlohmann::json* deps, const LibraryIndex& index) { return Reencode(deps, index); }
+bool ReencodeLineDigests(nlohmann::ordered_json* deps, const LibraryIndex& index) { return Reencode(deps, index); }
+
 std::string DepChangeSentence(const DepChange& change) {
   if (change.name == "deps" && change.kind == DepChange::Kind::module) return "the record's deps are unreadable";
   bool fn = change.kind == DepChange::Kind::function;

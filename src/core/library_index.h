@@ -49,6 +49,15 @@ struct DepChange {
 // two objects of strings yields one change named "deps" (a damaged record is never current).
 std::vector<DepChange> ChangedDeps(const nlohmann::json& deps, const LibraryIndex& index);
 
+// A record measured before index version 4 lists its functions with digests of their source lines.
+// When every one of them equals the index's `line_functions` (the record is current: its functions'
+// lines are unchanged since it was measured, and so are their tokens), replaces each by the index's
+// token digest and returns true: the same dependency, in the encoding a comment does not change.
+// Otherwise (already token digests, no functions, a function changed or gone, a version-3 index)
+// leaves `deps` alone and returns false.
+bool ReencodeLineDigests(nlohmann::json* deps, const LibraryIndex& index);
+bool ReencodeLineDigests(nlohmann::ordered_json* deps, const LibraryIndex& index);
+
 // "kornia/color/gray.py:rgb_to_grayscale changed", "module-level code of kornia/constants.py
 // changed", "kornia/x.py:f was removed", "kornia/x.py was edited while the job ran".
 std::string DepChangeSentence(const DepChange& change);

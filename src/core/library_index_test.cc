@@ -97,6 +97,35 @@ TEST(ChangedDeps, ComparesEachStoredDigestWithTheCurrentDigestOfItsKind) {
             std::vector<std::string>{"kornia/color/gray.py:rgb_to_grayscale changed"});
 }
 
+TEST(ReencodeLineDigests, GivesACurrentOldRecordTheTokenDigestsOfItsUnchangedFunctions) {
+  auto message = nlohmann::json::parse(R"({"type":"index","version":4,"library":"kornia",
+    "functions":{"kornia/a.py:f":"t:f2","kornia/a.py:g":"t:g1"},
+    "line_functions":{"kornia/a.py:f":"lf1","kornia/a.py:g":"lg2"},
+    "modules":{"kornia/a.py":"m1"}})");
+  LibraryIndex index;
+  std::string err;
+  ASSERT_TRUE(ParseLibraryIndex(message, &index, &err)) << err;
+  auto deps = nlohmann::ordered_json::parse(R"({"functions":{"kornia/a.py:f":"lf1"},"modules":{"kornia/a.py":"m1"}})");
+  ASSERT_TRUE(ReencodeLineDigests(&deps, index));
+  EXPECT_EQ(deps.dump(), R"({"functions":{"kornia/a.py:f":"t:f2"},"modules":{"kornia/a.py":"m1"}})");
+  EXPECT_TRUE(ChangedDeps(nlohmann::json::parse(deps.dump()), index).empty());  // as current as before
+  EXPECT_FALSE(ReencodeLineDigests(&deps, index));  // already token digests
+
+  // anything but an unchanged function leaves the whole record as it is
+  for (const char* text : {R"({"functions":{"kornia/a.py:f":"lf1","kornia/a.py:g":"lg1"},"modules":{}})",  // g changed
+                           R"({"functions":{"kornia/a.py:f":"lf1","kornia/a.py:gone":"x"},"modules":{}})",
+                           R"({"functions":{"kornia/a.py:f":"changed-during-run"},"modules":{}})",
+                           R"({"functions":{},"modules":{"kornia/a.py":"m1"}})", R"(null)", R"([])"}) {
+    auto d = nlohmann::ordered_json::parse(text);
+    EXPECT_FALSE(ReencodeLineDigests(&d, index)) << text;
+    EXPECT_EQ(d.dump(), nlohmann::ordered_json::parse(text).dump()) << text;
+  }
+  // a version-3 index has no token digests to give
+  ASSERT_TRUE(ParseLibraryIndex(Message(), &index, &err));
+  auto old = nlohmann::ordered_json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g1"},"modules":{}})");
+  EXPECT_FALSE(ReencodeLineDigests(&old, index));
+}
+
 TEST(ChangedDeps, ADamagedDepsObjectIsOneChange) {
   LibraryIndex index;
   for (const char* text : {R"([])", R"({"functions":{}})", R"({"functions":{"a":1},"modules":{}})",

@@ -22,6 +22,8 @@ class ResultStore {
   virtual bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) = 0;
   virtual bool PutResult(const StoredResult& result, std::string* err) = 0;
   virtual bool FinishRun(long long run_id, const std::string& finished, std::string* err) = 0;
+  // ResultsDb::RewriteRecords: the same results, their records in another encoding.
+  virtual bool RewriteRecords(const std::vector<const StoredResult*>& rows, std::string* err) = 0;
 };
 
 class DbResultStore : public ResultStore {
@@ -41,6 +43,9 @@ class DbResultStore : public ResultStore {
   bool PutResult(const StoredResult& result, std::string* err) override { return db_->PutResult(result, err); }
   bool FinishRun(long long run_id, const std::string& finished, std::string* err) override {
     return db_->FinishRun(run_id, finished, err);
+  }
+  bool RewriteRecords(const std::vector<const StoredResult*>& rows, std::string* err) override {
+    return db_->RewriteRecords(rows, err);
   }
 
  private:
@@ -62,6 +67,9 @@ class EmptyResultStore : public ResultStore {
   bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) override { return Refuse(err); }
   bool PutResult(const StoredResult& result, std::string* err) override { return Refuse(err); }
   bool FinishRun(long long run_id, const std::string& finished, std::string* err) override { return Refuse(err); }
+  bool RewriteRecords(const std::vector<const StoredResult*>& rows, std::string* err) override {
+    return rows.empty() || Refuse(err);
+  }
 
  private:
   static bool Refuse(std::string* err) {

@@ -1,6 +1,8 @@
 #include "exec/run_plan.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 #include <utility>
 #include <fmt/core.h>
 
@@ -109,6 +111,28 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
     out->jobs.push_back(std::move(d));
   }
   return true;
+}
+
+std::vector<const StoredResult*> ReencodeCurrentRecords(std::vector<StoredResult>* rows, const RunPlan& plan,
+                                                        const LibraryIndex& index) {
+  std::vector<const StoredResult*> out;
+  if (!index.known || index.line_functions.empty()) return out;
+  std::set<std::pair<std::string_view, std::string_view>> current;
+  for (const PlannedDecision& d : plan.jobs) {
+    if (!d.decision.run && d.stored) current.emplace(d.job.case_name, d.job.path);
+  }
+  for (StoredResult& row : *rows) {
+    // a record whose functions carry token digests holds "t: (cheap to rule out without parsing)
+    if (row.record_json.find("\"t:") != std::string::npos) continue;
+    if (!current.count({row.case_name, row.path})) continue;
+    auto record = nlohmann::ordered_json::parse(row.record_json, nullptr, /*allow_exceptions=*/false);
+    if (!record.is_object()) continue;
+    auto deps = record.find("deps");
+    if (deps == record.end() || !ReencodeLineDigests(&*deps, index)) continue;
+    row.record_json = record.dump();
+    out.push_back(&row);
+  }
+  return out;
 }
 
 std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shard) {

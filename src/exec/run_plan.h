@@ -50,6 +50,13 @@ bool BuildRunPlan(const HelloMessage& hello, const std::vector<CaseEntry>& inven
                   const std::map<std::pair<std::string, std::string>, StoredJob>& stored, PlanRequest request,
                   RetryFailed retry, RunPlan* out, std::string* err);
 
+// The stored rows of the plan's current jobs whose records list their functions with digests of
+// lines (measured before index version 4), their record_json rewritten with the index's token
+// digests (ReencodeLineDigests, core/library_index.h; the record's other fields and their order
+// unchanged). A record that already holds token digests is passed over without being parsed.
+std::vector<const StoredResult*> ReencodeCurrentRecords(std::vector<StoredResult>* rows, const RunPlan& plan,
+                                                        const LibraryIndex& index);
+
 // "6,084 jobs planned (from 2,028 cases x 3 paths): 24 to run: 20 library code changed, 4 new;
 // 6,060 current" (", shard 2/4" after the paths when sharded); "12 case changed (12 measured on
 // another machine)" when their results were measured on a CPU other than this one.

@@ -109,6 +109,17 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
   }
   for (const auto& r : stored_rows) durations.Add(r.case_name, r.path, r.duration_s);
   for (const auto& [case_name, path, seconds] : request.prior_durations) durations.AddPrior(case_name, path, seconds);
+  // Current records measured before index version 4 take the token digests of their unchanged
+  // functions (the same deps; afterwards a comment in them re-probes nothing). Not on a dry run.
+  if (request.dry_run == DryRun::no) {
+    std::vector<const StoredResult*> reencoded = ReencodeCurrentRecords(&stored_rows, plan, index);
+    if (!reencoded.empty()) {
+      if (!store_->RewriteRecords(reencoded, err)) return fail(*err);
+      terminal_->Write(fmt::format("opsweep run: {} current record{} now list their functions by token digests "
+                                   "(index version 4; measured with digests of lines)\n",
+                                   CountText(reencoded.size()), reencoded.size() == 1 ? "" : "s"));
+    }
+  }
   std::vector<StoredResult>().swap(stored_rows);  // the records' text is not needed past the plan
 
   std::vector<PendingJob> pending;

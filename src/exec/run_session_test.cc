@@ -218,6 +218,48 @@ TEST(RunSession, AnEditedFunctionReprobesExactlyTheJobsThatRanIt) {
                                                  "a compile: kornia/color/gray.py:rgb_to_grayscale changed"}));
 }
 
+// A version-4 index: token digests, and the digests of lines records measured before it hold.
+std::string IndexV4Json(const std::string& gray_tokens, const std::string& gray_lines, const std::string& blur_lines) {
+  return R"({"type":"index","version":4,"library":"kornia","functions":{"kornia/color/gray.py:rgb_to_grayscale":")" +
+         gray_tokens + R"(","kornia/filters/gaussian.py:gaussian_blur2d":"t:b9"},"line_functions":{)" +
+         R"("kornia/color/gray.py:rgb_to_grayscale":")" + gray_lines +
+         R"(","kornia/filters/gaussian.py:gaussian_blur2d":")" + blur_lines +
+         R"("},"modules":{"kornia/color/gray.py":"m1","kornia/filters/gaussian.py":"m2"}})";
+}
+
+TEST(RunSession, CurrentRecordsOfLinesTakeTokenDigestsSoThatACommentReprobesNothing) {
+  Session first = RunWithDeps();  // its records hold digests of lines: g1, b1
+  // gray's lines unchanged, gaussian's changed
+  Session dry;
+  dry.store = first.store;
+  dry.pool.index_json = IndexV4Json("t:g9", "g1", "b2");
+  RunRequest req;
+  req.dry_run = DryRun::yes;
+  ASSERT_EQ(dry.Execute(req), RunEnd::completed) << dry.err;
+  EXPECT_EQ(dry.store.rewrites, 0);  // a dry run writes nothing
+  EXPECT_NE(dry.term.out.find("6 to run: 6 library code changed; 3 current"), std::string::npos) << dry.term.out;
+
+  Session v4;
+  v4.store = first.store;
+  v4.pool.index_json = IndexV4Json("t:g9", "g1", "b2");
+  ASSERT_EQ(v4.Execute(), RunEnd::completed) << v4.err;
+  EXPECT_EQ(v4.store.rewrites, 3);  // a's three records, current; b's and c's ran again
+  EXPECT_NE(v4.term.out.find("3 current records now list their functions by token digests"), std::string::npos)
+      << v4.term.out;
+  const StoredResult& a = v4.store.results.at({"a", "onnx"});
+  EXPECT_NE(a.record_json.find(R"("kornia/color/gray.py:rgb_to_grayscale":"t:g9")"), std::string::npos) << a.record_json;
+  EXPECT_EQ(a.job_key, first.store.results.at({"a", "onnx"}).job_key);
+  EXPECT_EQ(a.run_id, first.store.results.at({"a", "onnx"}).run_id);  // the same result, not a new one
+
+  // a comment in rgb_to_grayscale: its lines change, its tokens do not
+  Session comment;
+  comment.store = v4.store;
+  comment.pool.index_json = IndexV4Json("t:g9", "g3", "b2");
+  ASSERT_EQ(comment.Execute(), RunEnd::completed) << comment.err;
+  EXPECT_TRUE(comment.pool.jobs_sent.empty());
+  EXPECT_EQ(comment.store.rewrites, v4.store.rewrites);  // nothing left to re-encode
+}
+
 TEST(RunSession, APlanLineCountsEveryCause) {
   Session first = RunWithDeps();
   Session next;

@@ -344,6 +344,36 @@ bool InsertIdentities(sqlite3* db, const std::vector<CaseIdentity>& identities, 
 
 }  // namespace
 
+bool ResultsDb::RewriteRecords(const std::vector<const StoredResult*>& rows, std::string* err) {
+  if (!db_) { *err = "results database is not open"; return false; }
+  if (rows.empty()) return true;
+  std::string why;
+  if (!Exec(db_, "BEGIN IMMEDIATE", &why)) { *err = file_ + ": " + why; return false; }
+  auto rollback = [&](const std::string& what) {
+    std::string ignored;
+    Exec(db_, "ROLLBACK", &ignored);
+    *err = file_ + ": " + what;
+    return false;
+  };
+  {
+    Stmt st(db_, "UPDATE results SET record_json=? WHERE case_name=? AND path=? AND job_key=? AND status=?");
+    if (!st.ok()) return rollback(sqlite3_errmsg(db_));
+    for (const StoredResult* r : rows) {
+      sqlite3_reset(st.get());
+      st.Bind(1, r->record_json);
+      st.Bind(2, r->case_name);
+      st.Bind(3, r->path);
+      st.Bind(4, r->job_key);
+      st.Bind(5, r->status);
+      if (sqlite3_step(st.get()) != SQLITE_DONE) {
+        return rollback("result '" + r->case_name + "' [" + r->path + "]: " + sqlite3_errmsg(db_));
+      }
+    }
+  }
+  if (!Exec(db_, "COMMIT", &why)) return rollback(why);
+  return true;
+}
+
 bool ResultsDb::ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) {
   if (!db_) { *err = "results database is not open"; return false; }
   std::string why;

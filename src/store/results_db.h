@@ -93,6 +93,11 @@ class ResultsDb {
   // run it names) when the entry has a recipe and the run a machine.
   bool ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err);
   bool PutResult(const StoredResult& result, std::string* err);
+  // Replaces the record text of stored results, in one transaction: each row's record_json where its
+  // (case, path) still holds the same job key and status (a result another run replaced meanwhile is
+  // left as that run wrote it). For a record whose content is the same in another encoding
+  // (ReencodeLineDigests, core/library_index.h); every other column stays.
+  bool RewriteRecords(const std::vector<const StoredResult*>& rows, std::string* err);
 
   // Adds `content` in one transaction. Its runs are added (an identical run, same started, finished,
   // shard, env, harness and paths, is reused) and its run ids mapped to the database's; each

@@ -134,6 +134,29 @@ TEST(ResultsDb, PutResultUpsertsAndReopenKeepsData) {
   EXPECT_EQ(a->attempts, 2);
 }
 
+TEST(ResultsDb, RewriteRecordsReplacesOnlyTheRecordTextOfTheSameResult) {
+  TempDir dir;
+  std::string file = MakeFullDb(dir, "r.db");
+  std::string err;
+  ResultsDb db;
+  ASSERT_TRUE(db.Open(file, OpenMode::read_write_create, &err)) << err;
+  StoredResult a = *db.FindResult("a", "onnx");
+  StoredResult b = *db.FindResult("b", "onnx");
+  a.record_json = R"({"status":"ok","deps":{"functions":{"x.py:f":"t:1"},"modules":{}}})";
+  b.record_json = R"({"status":"crash","rewritten":true})";
+  b.job_key = "another key";  // another run replaced it meanwhile: left as that run wrote it
+  ASSERT_TRUE(db.RewriteRecords({&a, &b}, &err)) << err;
+  StoredResult a2 = *db.FindResult("a", "onnx");
+  EXPECT_EQ(a2.record_json, a.record_json);
+  EXPECT_EQ(a2.run_id, MakeResult("a", "onnx", "ok").run_id);
+  EXPECT_EQ(a2.finished, MakeResult("a", "onnx", "ok").finished);
+  EXPECT_EQ(db.FindResult("b", "onnx")->record_json, MakeResult("b", "onnx", "crash").record_json);
+  ASSERT_TRUE(db.RewriteRecords({}, &err)) << err;
+  ResultsDb ro;
+  ASSERT_TRUE(ro.Open(file, OpenMode::read_only, &err)) << err;
+  EXPECT_FALSE(ro.RewriteRecords({&a}, &err));
+}
+
 TEST(ResultsDb, StoredOpsetsAreTheMostCommonOfTheOnnxResults) {
   TempDir dir;
   std::string file = MakeFullDb(dir, "r.db");  // its results have no opsets
