@@ -177,9 +177,8 @@ def eager_callers(registries: list[str], env: dict[str, str], rel: str, qualname
 
 def edit_function_body(path: str, qualname: str, statement: str = "pass") -> None:
     """Add ``statement`` (a ``pass``) as the first statement of the function's body (after its
-    docstring): its tokens change, its behaviour does not; with ``statement=""`` a comment line there. (A comment would change nothing: a function's digest
-    reads its tokens, not its comments; records measured before index version 4 hold digests of
-    lines, which a comment does change.)"""
+    docstring): its tokens change, its behaviour does not. With ``statement=""``, a comment line
+    there: that changes nothing a job depends on (a function's digest reads its tokens)."""
     import ast
 
     with open(path, encoding="utf-8") as f:
