@@ -11,6 +11,15 @@ nlohmann::json Message() {
     "modules":{"kornia/color/gray.py":"m1","kornia/constants.py":"m2"}})");
 }
 
+// Version 4: token digests ("t:"; f's tokens changed since "t:f1"), and the digests of lines that
+// records measured before it hold (f's lines unchanged since "lf1", g's changed since "lg1").
+nlohmann::json MessageV4() {
+  return nlohmann::json::parse(R"({"type":"index","version":4,"library":"kornia",
+    "functions":{"kornia/a.py:f":"t:f2","kornia/a.py:g":"t:g1"},
+    "line_functions":{"kornia/a.py:f":"lf1","kornia/a.py:g":"lg2"},
+    "modules":{"kornia/a.py":"m1"}})");
+}
+
 TEST(ParseLibraryIndex, ReadsTheIndexMessage) {
   LibraryIndex index;
   std::string err;
@@ -62,11 +71,7 @@ TEST(ChangedDeps, ListsChangedRemovedAndEditedDepsInOrder) {
 }
 
 TEST(ChangedDeps, ComparesEachStoredDigestWithTheCurrentDigestOfItsKind) {
-  // version 4: token digests ("t:") and, for records measured before it, digests of source lines
-  auto message = nlohmann::json::parse(R"({"type":"index","version":4,"library":"kornia",
-    "functions":{"kornia/a.py:f":"t:f2","kornia/a.py:g":"t:g1"},
-    "line_functions":{"kornia/a.py:f":"lf1","kornia/a.py:g":"lg2"},
-    "modules":{"kornia/a.py":"m1"}})");
+  nlohmann::json message = MessageV4();
   LibraryIndex index;
   std::string err;
   ASSERT_TRUE(ParseLibraryIndex(message, &index, &err)) << err;
@@ -98,10 +103,7 @@ TEST(ChangedDeps, ComparesEachStoredDigestWithTheCurrentDigestOfItsKind) {
 }
 
 TEST(ReencodeLineDigests, GivesACurrentOldRecordTheTokenDigestsOfItsUnchangedFunctions) {
-  auto message = nlohmann::json::parse(R"({"type":"index","version":4,"library":"kornia",
-    "functions":{"kornia/a.py:f":"t:f2","kornia/a.py:g":"t:g1"},
-    "line_functions":{"kornia/a.py:f":"lf1","kornia/a.py:g":"lg2"},
-    "modules":{"kornia/a.py":"m1"}})");
+  nlohmann::json message = MessageV4();
   LibraryIndex index;
   std::string err;
   ASSERT_TRUE(ParseLibraryIndex(message, &index, &err)) << err;

@@ -344,17 +344,40 @@ bool InsertIdentities(sqlite3* db, const std::vector<CaseIdentity>& identities, 
 
 }  // namespace
 
+namespace {
+
+// BEGIN IMMEDIATE; Fail(why) rolls back and says "<file>: <why>" in *err (and returns false).
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::string& file, std::string* err) : db_(db), file_(file), err_(err) {}
+  bool Begin() {
+    std::string why;
+    if (Exec(db_, "BEGIN IMMEDIATE", &why)) return true;
+    *err_ = file_ + ": " + why;
+    return false;
+  }
+  bool Fail(const std::string& what) {
+    std::string ignored;
+    Exec(db_, "ROLLBACK", &ignored);
+    *err_ = file_ + ": " + what;
+    return false;
+  }
+
+ private:
+  sqlite3* db_;
+  const std::string& file_;
+  std::string* err_;
+};
+
+}  // namespace
+
 bool ResultsDb::RewriteRecords(const std::vector<const StoredResult*>& rows, std::string* err) {
   if (!db_) { *err = "results database is not open"; return false; }
   if (rows.empty()) return true;
   std::string why;
-  if (!Exec(db_, "BEGIN IMMEDIATE", &why)) { *err = file_ + ": " + why; return false; }
-  auto rollback = [&](const std::string& what) {
-    std::string ignored;
-    Exec(db_, "ROLLBACK", &ignored);
-    *err = file_ + ": " + what;
-    return false;
-  };
+  Transaction tx(db_, file_, err);
+  if (!tx.Begin()) return false;
+  auto rollback = [&](const std::string& what) { return tx.Fail(what); };
   {
     Stmt st(db_, "UPDATE results SET record_json=? WHERE case_name=? AND path=? AND job_key=? AND status=?");
     if (!st.ok()) return rollback(sqlite3_errmsg(db_));
@@ -377,13 +400,9 @@ bool ResultsDb::RewriteRecords(const std::vector<const StoredResult*>& rows, std
 bool ResultsDb::ReplaceInventory(const std::vector<InventoryCase>& cases, std::string* err) {
   if (!db_) { *err = "results database is not open"; return false; }
   std::string why;
-  if (!Exec(db_, "BEGIN IMMEDIATE", &why)) { *err = file_ + ": " + why; return false; }
-  auto rollback = [&](const std::string& what) {
-    std::string ignored;
-    Exec(db_, "ROLLBACK", &ignored);
-    *err = file_ + ": " + what;
-    return false;
-  };
+  Transaction tx(db_, file_, err);
+  if (!tx.Begin()) return false;
+  auto rollback = [&](const std::string& what) { return tx.Fail(what); };
   if (!Exec(db_, "DELETE FROM cases", &why)) return rollback(why);
   {
     Stmt st(db_, "INSERT INTO cases(name, group_name, registry, fingerprint, info_json, run_id) VALUES(?,?,?,?,?,?)");
@@ -560,13 +579,9 @@ bool ResultsDb::Import(const ResultsContent& content, ImportSummary* summary, st
   ResultsContent existing;
   if (!LoadAll(&existing, err)) return false;
   std::string why;
-  if (!Exec(db_, "BEGIN IMMEDIATE", &why)) { *err = file_ + ": " + why; return false; }
-  auto rollback = [&](const std::string& what) {
-    std::string ignored;
-    Exec(db_, "ROLLBACK", &ignored);
-    *err = file_ + ": " + what;
-    return false;
-  };
+  Transaction tx(db_, file_, err);
+  if (!tx.Begin()) return false;
+  auto rollback = [&](const std::string& what) { return tx.Fail(what); };
   auto same_run = [](const RunInfo& a, const RunInfo& b) {
     return a.started == b.started && a.finished == b.finished && a.shard == b.shard && a.env_json == b.env_json &&
            a.harness == b.harness && a.paths_json == b.paths_json && a.machine_json == b.machine_json;
