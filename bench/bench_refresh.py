@@ -13,7 +13,9 @@ the copy) and a results database in a temporary directory:
 - ``--survey FILE`` imports the committed results store instead (`opsweep results import`): the
   2,028 kornia cases, nothing probed to build it.
 Then, in order, each step measured with the jobs `opsweep run --dry-run --explain` plans, the jobs
-the real run re-probed (the rows the run wrote) and the wall time of that run:
+the real run re-probed (the rows the run wrote) and the wall time of that run, with where it went
+(the run's summary line; its jobs' own times by path, per worker, and for onnx jobs by part: the
+path's own export, each runtime and each opset; the five longest jobs):
 1. nothing changed (target: 0 jobs, wall under 30 s);
 2. one function body edited (a ``pass`` statement added inside it: behaviour unchanged, tokens changed) in
    kornia/color/gray.py, kornia/filters/gaussian.py and kornia/geometry/transform/imgwarp.py, one
@@ -106,6 +108,36 @@ def latest_run_jobs(db: str) -> set[tuple[str, str]]:
         return set(con.execute("SELECT case_name, path FROM results WHERE run_id = ?", (run_id,)).fetchall())
     finally:
         con.close()
+
+
+def latest_run_seconds(db: str, workers: int) -> dict:
+    """Where the latest run's wall went: its jobs' own times (duration_s) by path, their sum over the
+    workers (the wall of a perfect schedule with no start-up), and the five longest jobs."""
+    con = sqlite3.connect(db)
+    try:
+        (run_id,) = con.execute("SELECT MAX(id) FROM runs").fetchone()
+        rows = con.execute("SELECT case_name, path, duration_s, record_json FROM results WHERE run_id = ?",
+                           (run_id,)).fetchall()
+    finally:
+        con.close()
+    by_path: dict[str, float] = {}
+    # an onnx job's own export (capture_s: export, checker, ort-load) and each sub-verdict's time
+    onnx_parts: dict[str, float] = {}
+    for _, path, secs, record_json in rows:
+        by_path[path] = by_path.get(path, 0.0) + (secs or 0.0)
+        if path == "onnx":
+            record = json.loads(record_json or "{}")
+            parts = {"capture": (record.get("timings") or {}).get("capture_s") or 0.0}
+            for sub, verdict in (record.get("subverdicts") or {}).items():
+                parts[sub] = (verdict.get("timings") or {}).get("total_s") or 0.0
+            for k, v in parts.items():
+                onnx_parts[k] = onnx_parts.get(k, 0.0) + v
+    total = sum(by_path.values())
+    longest = sorted(rows, key=lambda r: -(r[2] or 0.0))[:5]
+    return {"job_seconds": round(total, 1), "job_seconds_by_path": {k: round(v, 1) for k, v in sorted(by_path.items())},
+            "job_seconds_per_worker": round(total / max(workers, 1), 1),
+            "onnx_seconds_by_part": {k: round(v, 1) for k, v in sorted(onnx_parts.items())},
+            "longest_jobs": [[c, p, round(s or 0.0, 1)] for c, p, s, _ in longest]}
 
 
 def all_jobs(db: str) -> set[tuple[str, str]]:
@@ -239,6 +271,16 @@ def measure_step(name: str, binary: str, run_args: list[str], env: dict[str, str
     result = {"step": name, "planned": planned(dry_line), "plan_line": dry_line, "re_probed": len(jobs),
               "wall_s": round(wall, 1), "jobs": sorted(jobs)}
     print(f"{name}: {result['planned']} planned, {result['re_probed']} re-probed, wall {wall:.1f} s")
+    finish = [line.strip() for line in out.replace("\r", "\n").splitlines() if "jobs ran (" in line][-1:]
+    if finish:
+        result["finish_line"] = finish[0]  # the run's summary: counts, wall, workers replaced or lost
+        print(f"  {finish[0]}")
+    if jobs:
+        workers = int(run_args[run_args.index("-j") + 1]) if "-j" in run_args else 1
+        result["where"] = latest_run_seconds(db, workers)
+        w = result["where"]
+        print(f"  its jobs' own times: {w['job_seconds']} s ({w['job_seconds_by_path']}), {w['job_seconds_per_worker']} s "
+              f"per worker; onnx by part: {w['onnx_seconds_by_part']}; longest: {w['longest_jobs']}")
     print(f"  {result['plan_line'].strip()}")
     return result
 
