@@ -101,27 +101,22 @@ def plan_line(text: str) -> str:
     return next((line for line in text.splitlines() if "to run" in line), "")
 
 
-def latest_run_jobs(db: str) -> set[tuple[str, str]]:
+def latest_run_rows(db: str) -> list[tuple[str, str, float | None, str]]:
+    """The rows the latest run wrote: (case, path, duration_s, record_json)."""
     con = sqlite3.connect(db)
     try:
         (run_id,) = con.execute("SELECT MAX(id) FROM runs").fetchone()
-        return set(con.execute("SELECT case_name, path FROM results WHERE run_id = ?", (run_id,)).fetchall())
-    finally:
-        con.close()
-
-
-def latest_run_seconds(db: str, workers: int) -> dict:
-    """Where the latest run's wall went: its jobs' own times (duration_s) by path, their sum over the
-    workers (the wall of a perfect schedule with no start-up), and the five longest jobs."""
-    con = sqlite3.connect(db)
-    try:
-        (run_id,) = con.execute("SELECT MAX(id) FROM runs").fetchone()
-        rows = con.execute("SELECT case_name, path, duration_s, record_json FROM results WHERE run_id = ?",
+        return con.execute("SELECT case_name, path, duration_s, record_json FROM results WHERE run_id = ?",
                            (run_id,)).fetchall()
     finally:
         con.close()
+
+
+def where_time_went(rows: list[tuple[str, str, float | None, str]], workers: int) -> dict:
+    """Where a run's wall went: its jobs' own times (duration_s) by path, their sum over the workers
+    (the wall of a perfect schedule with no start-up), onnx jobs by part (the path's own export,
+    checker and session load = capture_s; each sub-verdict's total_s), and the five longest jobs."""
     by_path: dict[str, float] = {}
-    # an onnx job's own export (capture_s: export, checker, ort-load) and each sub-verdict's time
     onnx_parts: dict[str, float] = {}
     for _, path, secs, record_json in rows:
         by_path[path] = by_path.get(path, 0.0) + (secs or 0.0)
@@ -267,7 +262,8 @@ def stored_seconds(db: str, jobs: set[tuple[str, str]]) -> dict[str, float]:
 def measure_step(name: str, binary: str, run_args: list[str], env: dict[str, str], work: str, db: str) -> dict:
     _, dry_line, _ = plan_jobs(binary, run_args, env, work)
     wall, out = run([binary, "run", *run_args], env, work)
-    jobs = latest_run_jobs(db) if planned(out) else set()
+    rows = latest_run_rows(db) if planned(out) else []
+    jobs = {(case, path) for case, path, _, _ in rows}
     result = {"step": name, "planned": planned(dry_line), "plan_line": dry_line, "re_probed": len(jobs),
               "wall_s": round(wall, 1), "jobs": sorted(jobs)}
     print(f"{name}: {result['planned']} planned, {result['re_probed']} re-probed, wall {wall:.1f} s")
@@ -275,9 +271,9 @@ def measure_step(name: str, binary: str, run_args: list[str], env: dict[str, str
     if finish:
         result["finish_line"] = finish[0]  # the run's summary: counts, wall, workers replaced or lost
         print(f"  {finish[0]}")
-    if jobs:
+    if rows:
         workers = int(run_args[run_args.index("-j") + 1]) if "-j" in run_args else 1
-        result["where"] = latest_run_seconds(db, workers)
+        result["where"] = where_time_went(rows, workers)
         w = result["where"]
         print(f"  its jobs' own times: {w['job_seconds']} s ({w['job_seconds_by_path']}), {w['job_seconds_per_worker']} s "
               f"per worker; onnx by part: {w['onnx_seconds_by_part']}; longest: {w['longest_jobs']}")
