@@ -316,7 +316,8 @@ class ProbeContext:
             return Outcome("ok-unverified", "", ok_detail)
         return Outcome("mismatch", "compare", problem)
 
-    def verify(self, run: Runner, run_step: str, ok_status: str = "ok", ok_detail: str = "") -> Outcome:
+    def verify(self, run: Runner, run_step: str, ok_status: str = "ok", ok_detail: str = "",
+               ok: Callable[[], tuple[str, str]] | None = None) -> Outcome:
         """Run a captured program and judge it: on the trace inputs, on fresh inputs, and (for
         check=False cases) under several seeds. The first check that fails decides the outcome.
 
@@ -324,12 +325,17 @@ class ProbeContext:
         escapes to the job runner as a failure at that step; raised on the fresh inputs only, it
         carries ``opsweep_fresh_inputs``). Every check's result is kept in ``checks`` (the
         record's ``checks``), run or not, with why. ``run_s`` is the call on the trace inputs.
+        ``ok``, when given, is called once after that first call returned and gives the status and
+        detail of a pass (``ok_status``, ``ok_detail``): what only the first call can tell (the
+        compile path's graph breaks, counted while that call traced).
         """
         self.step = run_step
         seed_everything(0)
         t0 = time.perf_counter()
         actual = run(self.inputs())
         self.run_s = time.perf_counter() - t0
+        if ok is not None:
+            ok_status, ok_detail = ok()
         outcome = self.judge(actual, ok_status, ok_detail)
         if outcome.status == "mismatch":
             self.checks["fresh_inputs"] = Check(False, None, "the capture already differs on its trace inputs")

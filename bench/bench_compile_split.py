@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""How a compile job's capture time splits between ``torch._dynamo.explain`` and torch.compile.
+
+    TORCHINDUCTOR_CACHE_DIR=.opsweep/kornia/inductor-cache PYTHONPATH=python \\
+        python3 bench/bench_compile_split.py [--threads 1] [--repeat 2] [--json FILE] [CASE ...]
+
+The compile path traces each case twice: once under ``torch._dynamo.explain`` (graph breaks and
+their reasons), once more inside torch.compile's first call (paths/compile.py). The issue that
+asked whether the double trace is worth removing measured explain at about 7% of a compile job,
+with inductor's code generation and C++ compile being the rest: a cold cache. A refresh re-probes
+cases whose graphs are mostly in the inductor cache already, so this bench measures the split
+there: ``run_job`` directly (one process, like a warm worker), compile path, ``explain`` timed by a
+wrapper, and the record's ``capture_s`` (explain + compile's first call). For each case the first
+job pays for first calls in this process (imports, the case's lazy build); then --repeat jobs, the
+fastest kept. With the cache directory of a survey that compiled these cases, the graphs come
+from the cache, as in a refresh's warm run; with an empty one, every graph is compiled (the
+first job of each case says which).
+
+Prints one line per case and the sums; not a timed test (the figures go to docs/performance.md by
+hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# Cases whose eager call enters kornia.geometry.transform.imgwarp.warp_affine (the bench_refresh
+# edit): plain operators, augmentation modules, containers and random cases.
+SAMPLE = [
+    "warp_affine", "warp_affine[bicubic]", "rotate", "translate[border]", "affine", "shear",
+    "RandomAffine", "RandomAffine[random]", "RandomRotation[random]", "RandomShear", "Affine[full]",
+    "CenterCrop[resample]", "RandomResizedCrop[resample][random]", "AugmentationSequential",
+    "AugmentationSequential[crop]", "AugmentationSequential[bbox][random]", "AutoAugment[svhn][random]",
+    "TrivialAugment[random]", "PatchSequential[not patchwise]", "VideoSequential",
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cases", nargs="*", help="case names (default: a sample of warp_affine's callers)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=2, help="jobs per case after its first (the fastest is kept)")
+    ap.add_argument("--json", default="", help="also write the per-case figures to this file")
+    args = ap.parse_args()
+    if args.repeat < 1:
+        print("--repeat must be at least 1", file=sys.stderr)
+        return 2
+
+    import torch
+    import torch._dynamo
+
+    torch.set_num_threads(args.threads)
+    from opsweep.job import run_job
+    from opsweep.library import load_library
+    from opsweep.registry import load_registries
+
+    files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")))
+    by_name = {lc.case.name: lc.case for lc in load_registries(files)}
+    names = args.cases or SAMPLE
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        print(f"unknown cases: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    library = load_library("kornia")
+
+    explain_times: list[float] = []
+    original_explain = torch._dynamo.explain
+
+    def timed_explain(fn, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+        inner = original_explain(fn, *a, **k)
+
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            t0 = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                explain_times.append(time.perf_counter() - t0)
+
+        return call
+
+    torch._dynamo.explain = timed_explain
+
+    def job(name: str) -> dict:
+        explain_times.clear()
+        t0 = time.perf_counter()
+        record = run_job(by_name[name], "compile", library=library, threads=args.threads)
+        wall = time.perf_counter() - t0
+        capture = (record.get("timings") or {}).get("capture_s") or 0.0
+        explain = sum(explain_times)
+        return {"status": record["status"], "wall": wall, "capture": capture, "explain": explain,
+                "compile": max(0.0, capture - explain), "graph_breaks": record.get("graph_breaks")}
+
+    rows: dict[str, dict] = {}
+    print(f"{'case':42s} {'status':10s} {'first job':>9s} | {'job':>7s} {'explain':>8s} {'compile':>8s} {'share':>6s}")
+    for name in names:
+        first = job(name)
+        kept = min((job(name) for _ in range(args.repeat)), key=lambda r: r["wall"])
+        share = kept["explain"] / kept["wall"] if kept["wall"] else 0.0
+        rows[name] = {"first": first, "kept": kept, "explain_share": share}
+        print(f"{name:42s} {kept['status']:10s} {first['wall']:8.2f}s | {kept['wall']:6.2f}s {kept['explain']:7.2f}s "
+              f"{kept['compile']:7.2f}s {100 * share:5.1f}%", flush=True)
+
+    kept_rows = [r["kept"] for r in rows.values()]
+    total = sum(r["wall"] for r in kept_rows)
+    explain = sum(r["explain"] for r in kept_rows)
+    compile_ = sum(r["compile"] for r in kept_rows)
+    first_total = sum(r["first"]["wall"] for r in rows.values())
+    first_explain = sum(r["first"]["explain"] for r in rows.values())
+    summary = {
+        "cases": len(rows),
+        "jobs_s": round(total, 2),
+        "explain_s": round(explain, 2),
+        "compile_s": round(compile_, 2),
+        "explain_share_of_jobs": round(explain / total, 3) if total else None,
+        "median_case_explain_share": round(statistics.median(r["explain_share"] for r in rows.values()), 3),
+        "first_jobs_s": round(first_total, 2),
+        "first_jobs_explain_s": round(first_explain, 2),
+        "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "(torch's default)"),
+        "threads": args.threads,
+    }
+    print()
+    print(f"{summary['cases']} cases, fastest of {args.repeat} jobs each: {total:.2f} s of jobs, explain {explain:.2f} s "
+          f"({100 * explain / total:.1f}%), compile's first call {compile_:.2f} s; median case: explain "
+          f"{100 * summary['median_case_explain_share']:.1f}% of its job")
+    print(f"first job of each case (imports, lazy build): {first_total:.2f} s, explain {first_explain:.2f} s")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"summary": summary, "cases": rows}, f, indent=1, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
