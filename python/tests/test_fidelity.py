@@ -348,3 +348,62 @@ def test_graph_breaks_name_the_library_line(tmp_path):
     r = run_job(case("item_scale", "g", ops.item_scale, [torch.randn(2, 3)]), "compile", library=library, threads=1)
     assert r["graph_breaks"] == 1 and len(r["break_reasons"]) == 1
     assert r["break_frames"] == [[f"fixture_ops.py:{_line_of('return x * x.abs().max().item()')}"]]
+
+
+def _scale_by_argmax(x: torch.Tensor) -> torch.Tensor:
+    """A graph break (int() of a tensor), then a graph specialised on that Python int: a fresh input
+    with another argmax fails the guard and compiles the resumed frame again."""
+    i = int(x.argmax())
+    return x * (i + 1)
+
+
+def test_graph_breaks_are_counted_in_the_compiles_own_trace(monkeypatch):
+    """The compile path counts breaks while torch.compile traces (no second trace by explain), and
+    only the first call's: the graph compiled again on the fresh inputs is not a break."""
+    import fixture_ops as ops
+
+    import opsweep.paths.compile as compile_path
+
+    def no_explain(*args, **kwargs):
+        raise AssertionError("torch._dynamo.explain ran for a compile that succeeded")
+
+    monkeypatch.setattr(torch._dynamo, "explain", no_explain)
+    library = load_library("fixture_ops")
+    r = run_job(case("item_scale", "g", ops.item_scale, [torch.randn(2, 3)]), "compile", library=library, threads=1)
+    assert (r["status"], r["detail"], r["graph_breaks"]) == ("ok-breaks", "1 graph break", 1), r
+    assert r["break_frames"] == [[f"fixture_ops.py:{_line_of('return x * x.abs().max().item()')}"]]
+    assert r["notes"] == [] and r["error"] is None
+
+    graphs: list[bool] = []  # every graph the backend compiled: whether it was still counting
+    original = compile_path.BreakCounter.__call__
+
+    def spy(self, gm, example_inputs):
+        graphs.append(self.counting)
+        return original(self, gm, example_inputs)
+
+    monkeypatch.setattr(compile_path.BreakCounter, "__call__", spy)
+    c = case("scale_by_argmax", "g", _scale_by_argmax, [torch.tensor([[0.0, 1.0, 2.0]])],
+             fresh_inputs=(torch.tensor([[2.0, 1.0, 0.0]]),))
+    r = run_job(c, "compile", library=library, threads=1)
+    assert r["checks"]["fresh_inputs"]["passed"] is True, r
+    assert graphs.count(False) >= 1, graphs  # the fresh input really compiled again
+    assert (r["status"], r["graph_breaks"]) == ("ok-breaks", 1), r
+
+
+def test_a_compile_that_fails_counts_its_breaks_with_explain(monkeypatch):
+    """A first call that raises never finished its trace: explain (its own trace) counts the breaks,
+    after the failure, and the record keeps the compile's error and step."""
+    import fixture_ops as ops
+
+    calls: list[int] = []
+    original = torch._dynamo.explain
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(torch._dynamo, "explain", counted)
+    library = load_library("fixture_ops")
+    r = run_job(case("lying_fake", "g", ops.lying_fake, [torch.randn(2, 3)]), "compile", library=library, threads=1)
+    assert (r["status"], r["step"]) == ("fail", "compile") and r["error"]["type"] == "AssertionError", r
+    assert calls == [1] and r["graph_breaks"] == 0
