@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""How a compile job's capture time splits between ``torch._dynamo.explain`` and torch.compile.
+"""How a compile job's time splits between ``torch._dynamo.explain`` and torch.compile.
 
-    TORCHINDUCTOR_CACHE_DIR=.opsweep/kornia/inductor-cache PYTHONPATH=python \\
+    TORCHINDUCTOR_CACHE_DIR=.opsweep/kornia/inductor-cache PYTHONPATH=HARNESS/python \\
         python3 bench/bench_compile_split.py [--threads 1] [--repeat 2] [--json FILE] [CASE ...]
 
-The compile path traces each case twice: once under ``torch._dynamo.explain`` (graph breaks and
-their reasons), once more inside torch.compile's first call (paths/compile.py). The issue that
-asked whether the double trace is worth removing measured explain at about 7% of a compile job,
-with inductor's code generation and C++ compile being the rest: a cold cache. A refresh re-probes
+Until 2026-12-06 the compile path traced each case twice: once under ``torch._dynamo.explain``
+(graph breaks and their reasons), once more inside torch.compile's first call. The issue that
+asked whether the double trace was worth removing measured explain at about 7% of a compile job,
+inductor's code generation and C++ compile being the rest: a cold cache. A refresh re-probes
 cases whose graphs are mostly in the inductor cache already, so this bench measures the split
 there: ``run_job`` directly (one process, like a warm worker), compile path, ``explain`` timed by a
-wrapper, and the record's ``capture_s`` (explain + compile's first call). For each case the first
-job pays for first calls in this process (imports, the case's lazy build); then --repeat jobs, the
-fastest kept. With the cache directory of a survey that compiled these cases, the graphs come
-from the cache, as in a refresh's warm run; with an empty one, every graph is compiled (the
-first job of each case says which).
+wrapper, and the record's ``capture_s``. For each case the first job pays for first calls in this
+process (imports, the case's lazy build) and for any graph not in the cache; then --repeat jobs,
+the fastest kept.
+
+Run it on the harness to measure (``PYTHONPATH``): a checkout from before 2026-12-06 (explain, then
+compile) or the current one (graph breaks counted in the compile's own trace: explain runs only
+after a failed first call, so its column is 0 for the others). Same cache, same cases, one after
+the other: the ratio of the two runs' job seconds is what the change saves per warm compile job.
 
 Prints one line per case and the sums; not a timed test (the figures go to docs/performance.md by
 hand).

@@ -350,6 +350,7 @@ def test_graph_breaks_name_the_library_line(tmp_path):
     assert r["break_frames"] == [[f"fixture_ops.py:{_line_of('return x * x.abs().max().item()')}"]]
 
 
+
 def _scale_by_argmax(x: torch.Tensor) -> torch.Tensor:
     """A graph break (int() of a tensor), then a graph specialised on that Python int: a fresh input
     with another argmax fails the guard and compiles the resumed frame again."""
@@ -357,22 +358,67 @@ def _scale_by_argmax(x: torch.Tensor) -> torch.Tensor:
     return x * (i + 1)
 
 
-def test_graph_breaks_are_counted_in_the_compiles_own_trace(monkeypatch):
-    """The compile path counts breaks while torch.compile traces (no second trace by explain), and
-    only the first call's: the graph compiled again on the fresh inputs is not a break."""
+class _ExplainCalls:
+    """torch._dynamo.explain, counted; ``breaks`` replaces the count it reports."""
+
+    def __init__(self, breaks: int | None = None):
+        self.calls = 0
+        self.breaks = breaks
+        self.original = torch._dynamo.explain
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        inner = self.original(*args, **kwargs)
+        if self.breaks is None:
+            return inner
+
+        def call(*a, **k):
+            out = inner(*a, **k)
+            out.graph_break_count = self.breaks
+            return out
+
+        return call
+
+
+def test_a_compile_without_breaks_is_not_traced_again_by_explain(monkeypatch):
+    """One graph and no break in the compile's first call: no second trace (explain would find the
+    same), and the record says 0 breaks. Under the explain-first harness this explain raising left
+    the breaks unknown."""
     import fixture_ops as ops
 
-    import opsweep.paths.compile as compile_path
-
     def no_explain(*args, **kwargs):
-        raise AssertionError("torch._dynamo.explain ran for a compile that succeeded")
+        raise AssertionError("torch._dynamo.explain ran for a compile without breaks")
 
     monkeypatch.setattr(torch._dynamo, "explain", no_explain)
     library = load_library("fixture_ops")
-    r = run_job(case("item_scale", "g", ops.item_scale, [torch.randn(2, 3)]), "compile", library=library, threads=1)
-    assert (r["status"], r["detail"], r["graph_breaks"]) == ("ok-breaks", "1 graph break", 1), r
-    assert r["break_frames"] == [[f"fixture_ops.py:{_line_of('return x * x.abs().max().item()')}"]]
+    r = run_job(case("add_scaled", "g", ops.add_scaled, [torch.randn(2, 3), torch.randn(2, 3)]), "compile", library=library, threads=1)
+    assert (r["status"], r["detail"], r["graph_breaks"], r["break_reasons"]) == ("ok", "", 0, []), r
     assert r["notes"] == [] and r["error"] is None
+
+
+def test_breaks_are_counted_by_explain_after_the_compile(monkeypatch):
+    """A first call that broke: the record's count is explain's (here made 5, so it cannot come from
+    the compile's own 2 graphs), and the status and detail follow it."""
+    import fixture_ops as ops
+
+    library = load_library("fixture_ops")
+    explain = _ExplainCalls()
+    monkeypatch.setattr(torch._dynamo, "explain", explain)
+    r = run_job(case("item_scale", "g", ops.item_scale, [torch.randn(2, 3)]), "compile", library=library, threads=1)
+    assert (r["status"], r["detail"], r["graph_breaks"], explain.calls) == ("ok-breaks", "1 graph break", 1, 1), r
+    assert r["break_frames"] == [[f"fixture_ops.py:{_line_of('return x * x.abs().max().item()')}"]]
+
+    explain = _ExplainCalls(breaks=5)
+    monkeypatch.setattr(torch._dynamo, "explain", explain)
+    r = run_job(case("item_scale", "g", ops.item_scale, [torch.randn(2, 3)]), "compile", library=library, threads=1)
+    assert (r["status"], r["detail"], r["graph_breaks"]) == ("ok-breaks", "5 graph breaks", 5), r
+    rnd = run_job(case("random_noise[random]", "g", ops.random_noise, [torch.randn(2, 3)], check=False), "compile",
+                  library=library, threads=1)
+    assert (rnd["status"], rnd["detail"], rnd["graph_breaks"]) == ("ok-unverified", "5 graph breaks", 5), rnd
+
+
+def test_a_graph_compiled_again_on_fresh_inputs_is_not_a_break(monkeypatch):
+    import opsweep.paths.compile as compile_path
 
     graphs: list[bool] = []  # every graph the backend compiled: whether it was still counting
     original = compile_path.BreakCounter.__call__
@@ -384,26 +430,20 @@ def test_graph_breaks_are_counted_in_the_compiles_own_trace(monkeypatch):
     monkeypatch.setattr(compile_path.BreakCounter, "__call__", spy)
     c = case("scale_by_argmax", "g", _scale_by_argmax, [torch.tensor([[0.0, 1.0, 2.0]])],
              fresh_inputs=(torch.tensor([[2.0, 1.0, 0.0]]),))
-    r = run_job(c, "compile", library=library, threads=1)
+    r = run_job(c, "compile", library=load_library("fixture_ops"), threads=1)
     assert r["checks"]["fresh_inputs"]["passed"] is True, r
     assert graphs.count(False) >= 1, graphs  # the fresh input really compiled again
     assert (r["status"], r["graph_breaks"]) == ("ok-breaks", 1), r
 
 
 def test_a_compile_that_fails_counts_its_breaks_with_explain(monkeypatch):
-    """A first call that raises never finished its trace: explain (its own trace) counts the breaks,
-    after the failure, and the record keeps the compile's error and step."""
+    """A first call that raises never finished its trace: explain counts the breaks, after the
+    failure, and the record keeps the compile's error and step."""
     import fixture_ops as ops
 
-    calls: list[int] = []
-    original = torch._dynamo.explain
-
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(torch._dynamo, "explain", counted)
+    explain = _ExplainCalls()
+    monkeypatch.setattr(torch._dynamo, "explain", explain)
     library = load_library("fixture_ops")
     r = run_job(case("lying_fake", "g", ops.lying_fake, [torch.randn(2, 3)]), "compile", library=library, threads=1)
     assert (r["status"], r["step"]) == ("fail", "compile") and r["error"]["type"] == "AssertionError", r
-    assert calls == [1] and r["graph_breaks"] == 0
+    assert explain.calls == 1 and r["graph_breaks"] == 0

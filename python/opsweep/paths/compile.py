@@ -1,17 +1,16 @@
-"""The ``compile`` path: torch.compile (inductor), its graph breaks counted in the same trace.
+"""The ``compile`` path: torch.compile (inductor), graph breaks as ``torch._dynamo.explain`` counts them.
 
 Steps: ``compile`` (torch.compile(module, backend=BreakCounter(), fullgraph=False) and its first
 call, under no_grad with seed 0; compilation happens inside that call), ``compare``.
-- Graph breaks are counted as ``torch._dynamo.explain`` counts them (one graph per region, each
-  later graph's ``compile_subgraph_reason``), by a backend that then hands each graph to inductor
-  unchanged (``BreakCounter``; torch's own ``ExplainWithBackend("inductor")`` does the same): one
-  Dynamo trace gives both the verdict and the breaks of the first call. Graphs compiled by later
-  calls (a guard failing on fresh inputs) are not counted. Until 2026-12-06 the path ran explain
-  first: a second trace, which cost as much as the compile's own once inductor's cache holds the
-  graphs (bench/bench_compile_split.py, docs/performance.md).
-- A compile whose first call raises never reached the end of its trace: its breaks are then
-  counted by ``torch._dynamo.explain`` (its own trace, eager backend), after the failure. A failure
-  of explain alone does not hide the compile's: graph_breaks stays null, the note says so.
+- The backend (``BreakCounter``) hands every graph to inductor unchanged and counts the graphs of
+  the first call. When that call was one graph and nothing broke (most cases), there is no break
+  and explain, whose trace would be the same, is not run. Otherwise the breaks are counted by
+  ``torch._dynamo.explain`` (its own trace, eager backend) once the compile is judged, or right
+  after a first call that raised: the count every record has had. Until 2026-12-06 explain ran
+  first for every case, a second trace that cost about as much as the compile's own once
+  inductor's cache holds the graphs (bench/bench_compile_split.py, docs/performance.md).
+- A failure of explain alone does not hide the compile result: graph_breaks stays null, the explain
+  error is kept as the record's error (when the compile has none), and the note says so.
 - Dynamo state is reset before the compile, around explain and after the job, so one case's
   compiled code and guards never leak into the next.
 - ``graph_breaks`` is never negative (see ``graph_break_count``); ``break_reasons`` are the first
@@ -61,15 +60,18 @@ def _breaks_text(n: int) -> str:
 
 
 class BreakCounter:
-    """A torch.compile backend that counts the graphs Dynamo hands to inductor and keeps each one's
-    graph-break reason, as ``torch._dynamo.explain`` counts them (its ``_explain_graph_detail``; the
-    backend form is torch's own ``ExplainWithBackend("inductor")``), then compiles the graph with
-    inductor exactly as ``torch.compile(backend="inductor")`` does (``compile_fx``, no config patch).
+    """A torch.compile backend that counts the graphs Dynamo hands to inductor in the first call and
+    keeps their graph-break reasons (as ``torch._dynamo.explain`` collects them: each graph's
+    ``compile_subgraph_reason``), then compiles each graph with inductor exactly as
+    ``torch.compile(backend="inductor")`` does (``compile_fx``, no config patch). ``stop()`` after
+    the first call: graphs compiled by later calls are not counted.
 
-    One trace gives both the verdict's compiled code and its graph breaks: explain's separate trace
-    cost about as much as the compile's own once inductor's cache holds the graphs (a refresh),
-    bench/bench_compile_split.py. ``stop()`` after the first call: later calls that compile again
-    (a guard that fails on fresh inputs) are not breaks of the traced call, and explain made one call.
+    ``clean()``: the first call was one graph (or none) and nothing broke. Dynamo's trace of a frame
+    does not depend on the backend up to its first graph, and with no break no frame is resumed, so
+    explain's trace finds the same: no break (its count needs no second trace). Any other first call
+    has its breaks counted by explain, as before: after a break, the resumed frames are traced with
+    the values the previous graph computed, which inductor and explain's eager backend compute
+    apart (a RANSAC loop whose model count depends on them compiles a different number of graphs).
     """
 
     def __init__(self) -> None:
@@ -79,7 +81,7 @@ class BreakCounter:
         self.graphs = 0
         self.reasons: list[Any] = []
         self.counting = True
-        self.__name__ = "inductor"  # what torch.compile's wrapper calls this backend in logs
+        self.__name__ = "inductor"  # the backend's name in torch's messages, as torch.compile names inductor
 
     def __call__(self, gm: Any, example_inputs: Any) -> Any:
         if self.counting:
@@ -91,6 +93,9 @@ class BreakCounter:
 
     def stop(self) -> None:
         self.counting = False
+
+    def clean(self) -> bool:
+        return self.graphs <= 1 and not self.reasons
 
 
 def _record_breaks(ctx: ProbeContext, graph_count: int, break_reasons: Any) -> None:
@@ -109,8 +114,8 @@ def _record_breaks(ctx: ProbeContext, graph_count: int, break_reasons: Any) -> N
 
 
 def _explain(ctx: ProbeContext) -> None:
-    """Graph breaks by ``torch._dynamo.explain``'s own trace (a compile that failed before its
-    first call returned). A failure of explain alone is kept as a side error: breaks unknown."""
+    """Graph breaks by ``torch._dynamo.explain``'s own trace (eager backend, seed 0, a fresh copy of
+    the module). A failure of explain alone is kept as a side error: breaks unknown."""
     import torch
     import torch._dynamo
 
@@ -122,7 +127,7 @@ def _explain(ctx: ProbeContext) -> None:
         with torch.no_grad():
             explained = torch._dynamo.explain(ctx.module(flat_outputs=False))(*ctx.inputs())
         _record_breaks(ctx, int(explained.graph_break_count) + 1, explained.break_reasons)
-    except Exception as e:  # noqa: BLE001 - explain failing alone must not hide the compile's own failure
+    except Exception as e:  # noqa: BLE001 - explain failing alone must not hide the compile's result
         ctx.side_error = e
         ctx.graph_breaks = None
         ctx.notes.append(f"graph breaks unknown: explain raised {type(e).__name__}")
@@ -131,22 +136,31 @@ def _explain(ctx: ProbeContext) -> None:
         ctx.step = step
 
 
+def with_breaks(outcome: Outcome, breaks: int) -> Outcome:
+    """A passing outcome's status and detail for ``breaks`` graph breaks (``ok``/``ok-breaks``,
+    ``ok-unverified`` naming them); any other outcome as it is."""
+    detail = _breaks_text(breaks) if breaks > 0 else ""
+    if outcome.status in ("ok", "ok-breaks"):
+        return Outcome("ok-breaks" if breaks > 0 else "ok", outcome.step, detail)
+    if outcome.status == "ok-unverified":
+        return Outcome("ok-unverified", outcome.step, detail)
+    return outcome
+
+
 def probe_compile(ctx: ProbeContext) -> Outcome:
     import torch
     import torch._dynamo
 
     _configure_inductor(ctx.threads)
     counter = BreakCounter()
-    counted = False
 
-    def breaks_counted() -> tuple[str, str]:
-        # after the first call, before any other: the verdict's status and detail name its breaks
-        nonlocal counted
+    def first_call_done() -> tuple[str, str]:
         counter.stop()
-        counted = True
-        _record_breaks(ctx, counter.graphs, counter.reasons)
-        n = ctx.graph_breaks or 0
-        return ("ok-breaks", _breaks_text(n)) if n > 0 else ("ok", "")
+        if counter.clean():
+            _record_breaks(ctx, counter.graphs, [])
+            return "ok", ""
+        # explain counts them once the compile is judged (with_breaks): the status already says breaks
+        return "ok-breaks", ""
 
     try:
         ctx.step = "compile"
@@ -159,10 +173,11 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
 
         t1 = time.perf_counter()
         try:
-            return ctx.verify(run, "compile", ok=breaks_counted)
+            outcome = ctx.verify(run, "compile", ok=first_call_done)
         except Exception:
-            if not counted:  # the first call raised: how many breaks its code has, explain says
-                ctx.capture_s = time.perf_counter() - t1
+            if counter.counting or not counter.clean():  # the first call raised, or broke
+                ctx.capture_s = ctx.run_s if ctx.run_s is not None else time.perf_counter() - t1
+                ctx.run_s = None
                 _explain(ctx)
             raise
         finally:
@@ -170,6 +185,10 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
             if ctx.capture_s is None:
                 ctx.capture_s = ctx.run_s if ctx.run_s is not None else time.perf_counter() - t1
             ctx.run_s = None
+        if counter.clean():
+            return outcome
+        _explain(ctx)
+        return with_breaks(outcome, ctx.graph_breaks or 0)
     finally:
         torch._dynamo.reset()
 
