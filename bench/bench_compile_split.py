@@ -26,15 +26,13 @@ hand).
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import statistics
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from _kornia_cases import named_cases
 
 # Cases whose eager call enters kornia.geometry.transform.imgwarp.warp_affine (the bench_refresh
 # edit): plain operators, augmentation modules, containers and random cases.
@@ -64,14 +62,10 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     from opsweep.job import run_job
     from opsweep.library import load_library
-    from opsweep.registry import load_registries
 
-    files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")))
-    by_name = {lc.case.name: lc.case for lc in load_registries(files)}
     names = args.cases or SAMPLE
-    missing = [n for n in names if n not in by_name]
-    if missing:
-        print(f"unknown cases: {', '.join(missing)}", file=sys.stderr)
+    by_name = named_cases(names)
+    if by_name is None:
         return 2
     library = load_library("kornia")
 

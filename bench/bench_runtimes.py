@@ -15,14 +15,12 @@ timed test; the figures go to docs/runtimes.md by hand.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import statistics
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from _kornia_cases import named_cases
 
 # Varied on purpose: every package of the survey, small and large graphs, convolutions (slow in the
 # reference evaluator), random cases, and two that fail at export (no file: nothing extra runs).
@@ -51,14 +49,10 @@ def main() -> int:
     from opsweep import runtimes
     from opsweep.job import run_job
     from opsweep.library import load_library
-    from opsweep.registry import load_registries
 
-    files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")))
-    by_name = {lc.case.name: lc.case for lc in load_registries(files)}
     names = args.cases or SAMPLE
-    missing = [n for n in names if n not in by_name]
-    if missing:
-        print(f"unknown cases: {', '.join(missing)}", file=sys.stderr)
+    by_name = named_cases(names)
+    if by_name is None:
         return 2
     library = load_library("kornia")
     everything = runtimes.RUNTIMES

@@ -1,0 +1,24 @@
+"""The bundled kornia registries' cases by name, for the benches that run jobs in this process."""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def named_cases(names: list[str]) -> dict[str, Any] | None:
+    """``{name: Case}`` for ``names`` from the bundled kornia registries, or None (and the unknown
+    names on stderr) when some name is not a case."""
+    from opsweep.registry import load_registries
+
+    files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")))
+    by_name = {lc.case.name: lc.case for lc in load_registries(files)}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        print(f"unknown cases: {', '.join(missing)}", file=sys.stderr)
+        return None
+    return {n: by_name[n] for n in names}
