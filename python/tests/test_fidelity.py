@@ -436,14 +436,28 @@ def test_a_graph_compiled_again_on_fresh_inputs_is_not_a_break(monkeypatch):
     assert (r["status"], r["graph_breaks"]) == ("ok-breaks", 1), r
 
 
+@torch.library.custom_op("opsweep_tests::grow", mutates_args=())
+def _grow(x: torch.Tensor) -> torch.Tensor:
+    """fixture_ops.grow's twin (its fake kernel lies about the shape), so that compiling it here
+    leaves the fixture library's op, which other tests fingerprint, untouched."""
+    return torch.cat([x, x[:1]])
+
+
+@_grow.register_fake
+def _grow_fake(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+def _lying_fake(x: torch.Tensor) -> torch.Tensor:
+    return _grow(x) * 2
+
+
 def test_a_compile_that_fails_counts_its_breaks_with_explain(monkeypatch):
     """A first call that raises never finished its trace: explain counts the breaks, after the
     failure, and the record keeps the compile's error and step."""
-    import fixture_ops as ops
-
     explain = _ExplainCalls()
     monkeypatch.setattr(torch._dynamo, "explain", explain)
     library = load_library("fixture_ops")
-    r = run_job(case("lying_fake", "g", ops.lying_fake, [torch.randn(2, 3)]), "compile", library=library, threads=1)
+    r = run_job(case("lying_fake", "g", _lying_fake, [torch.randn(2, 3)]), "compile", library=library, threads=1)
     assert (r["status"], r["step"]) == ("fail", "compile") and r["error"]["type"] == "AssertionError", r
     assert explain.calls == 1 and r["graph_breaks"] == 0
