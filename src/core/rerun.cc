@@ -117,10 +117,19 @@ std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, c
 
 namespace {
 
-std::string MigrationIds(const std::vector<const HarnessMigration*>& chain) {
-  std::string out;
-  for (const HarnessMigration* m : chain) out += (out.empty() ? "" : ", ") + m->id;
-  return out;
+// "migration m1 carries over", "migrations m1 and m2 carry over", "migrations m1, m2 and m3 carry over";
+// a longer chain is counted and bounded ("19 migrations carry over, m1 to m19"): a store surveyed
+// weeks ago is carried by every migration since, and the full list is in harness_migrations.json.
+std::string MigrationsCarryOver(const std::vector<const HarnessMigration*>& chain) {
+  if (chain.size() == 1) return fmt::format("migration {} carries over", chain.front()->id);
+  if (chain.size() > 3) {
+    return fmt::format("{} migrations carry over, {} to {}", chain.size(), chain.front()->id, chain.back()->id);
+  }
+  std::string out = "migrations ";
+  for (size_t i = 0; i < chain.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == chain.size() ? " and " : ", ") + chain[i]->id;
+  }
+  return out + " carry over";
 }
 
 // Whether this machine itself got the stored fingerprint from `recipe` (then something besides the
@@ -209,7 +218,7 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
             }
           }
         }
-        carried = MigrationIds(*chain);
+        carried = MigrationsCarryOver(*chain);
       } else {
         carries = false;
       }
@@ -278,7 +287,7 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
                 : fmt::format("its case's inputs, from the same sources, were computed on another machine ({})", elsewhere);
     }
     if (!carried.empty()) {
-      why += fmt::format("{}measured under an earlier harness of path {}, which migration {} carries over",
+      why += fmt::format("{}measured under an earlier harness of path {}, which {}",
                          why.empty() ? "" : "; ", path->id, carried);
     }
     return {false, RerunCause::current, {fmt::format("the stored result ({}) is current: {}", StatusId(stored->status), why)}};

@@ -1,5 +1,6 @@
 #include "core/rerun.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,16 @@ PathSpec MigratedPath() {
   return path;
 }
 
+// A path whose harness went through five migrations (h0 -> h5), newest first as in the migrations file.
+PathSpec LongMigratedPath() {
+  PathSpec path = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
+  for (int i = 5; i >= 1; --i) {
+    path.migrations.push_back({fmt::format("m{}", i), fmt::format("h{}", i - 1), i == 5 ? "h-onnx" : fmt::format("h{}", i),
+                               "reworded", {"Guard failed"}});
+  }
+  return path;
+}
+
 // The onnx test path's key for a case fingerprint under a harness digest (and a torch).
 JobKey CaseKey(const std::string& fingerprint, const std::string& harness = "h-onnx", const std::string& torch = "2.13") {
   PathSpec p = testing::TestPath("onnx", {"export"}, {"torch", "onnxruntime"});
@@ -78,7 +89,12 @@ TEST(DecideRerun, AHarnessMigrationCarriesOverTheResultsItCannotChange) {
   EXPECT_FALSE(d.run);
   EXPECT_EQ(d.cause, RerunCause::current);
   EXPECT_EQ(d.Why(), "the stored result (ok) is current: measured under an earlier harness of path onnx, which "
-                     "migration m1, m2 carries over");
+                     "migrations m1 and m2 carry over");
+  // one migration back: named alone
+  EXPECT_EQ(DecideRerun(Stored(CaseKey("fp", "h1"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no, &path)
+                .Why(),
+            "the stored result (ok) is current: measured under an earlier harness of path onnx, which migration m2 "
+            "carries over");
   // a carried result is still judged on its library code
   StoredJob edited = old;
   edited.deps_json = nlohmann::json::parse(R"({"functions":{"kornia/color/gray.py:rgb_to_grayscale":"g0"}})").dump();
@@ -202,6 +218,21 @@ TEST(DecideRerun, AnEditThatLeavesThisMachinesInputsAloneKeepsAnotherMachinesRes
             RerunCause::code_changed);
 }
 
+TEST(DecideRerun, ALongChainOfMigrationsIsCountedNotListed) {
+  LibraryIndex index = Index();
+  const PathSpec path = LongMigratedPath();
+  const JobKey now = CaseKey("fp", path.harness);
+  RerunDecision d = DecideRerun(Stored(CaseKey("fp", "h0"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no, &path);
+  EXPECT_FALSE(d.run);
+  EXPECT_EQ(d.Why(), "the stored result (ok) is current: measured under an earlier harness of path onnx, which "
+                     "5 migrations carry over, m1 to m5");
+  // three are still named
+  EXPECT_EQ(DecideRerun(Stored(CaseKey("fp", "h2"), Status::ok, 0), now, {&index, "fp-lib"}, RetryFailed::no, &path)
+                .Why(),
+            "the stored result (ok) is current: measured under an earlier harness of path onnx, which migrations m3, "
+            "m4 and m5 carry over");
+}
+
 TEST(DecideRerun, ACaseFromAnotherMachineAndAMigratedHarnessCarryTogether) {
   LibraryIndex index = Index();
   const PathSpec path = MigratedPath();
@@ -212,8 +243,8 @@ TEST(DecideRerun, ACaseFromAnotherMachineAndAMigratedHarnessCarryTogether) {
                                 &path, "R1");
   EXPECT_FALSE(d.run);
   EXPECT_EQ(d.Why(), "the stored result (ok) is current: its case's inputs, from the same sources, were computed on "
-                     "another machine (AMD EPYC); measured under an earlier harness of path onnx, which migration m1, m2 "
-                     "carries over");
+                     "another machine (AMD EPYC); measured under an earlier harness of path onnx, which migrations m1 and m2 "
+                     "carry over");
   // either one failing to carry runs the job
   stored.record_marks = {"Guard failed"};
   EXPECT_EQ(DecideRerun(stored, CaseKey("fp-intel", path.harness), {&index, "fp-lib", here}, RetryFailed::no, &path, "R1")
