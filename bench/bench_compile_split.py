@@ -15,9 +15,10 @@ process (imports, the case's lazy build) and for any graph not in the cache; the
 the fastest kept.
 
 Run it on the harness to measure (``PYTHONPATH``): a checkout from before 2026-12-06 (explain, then
-compile) or the current one (graph breaks counted in the compile's own trace: explain runs only
-after a failed first call, so its column is 0 for the others). Same cache, same cases, one after
-the other: the ratio of the two runs' job seconds is what the change saves per warm compile job.
+compile, for every case) or the current one (explain only when torch.compile's first call broke or
+raised, after the compile: its column is 0 for a case without breaks). Same cache, same cases, one
+after the other: the ratio of the two runs' job seconds is what the change saves per warm compile
+job. On cases with breaks (``ImageStitcher``) the explain column is what the second trace still costs.
 
 Prints one line per case and the sums; not a timed test (the figures go to docs/performance.md by
 hand).
