@@ -22,3 +22,24 @@ def named_cases(names: list[str]) -> dict[str, Any] | None:
         print(f"unknown cases: {', '.join(missing)}", file=sys.stderr)
         return None
     return {n: by_name[n] for n in names}
+
+
+def job_bench_setup(names: list[str], opset_text: str) -> tuple[dict[str, Any], Any, tuple[int, ...]] | None:
+    """What a bench that runs ``run_job`` in this process needs, set up like a worker: one torch
+    thread, the onnx path's requested opsets (``opset_text`` as ``opsweep run --opset``), the
+    named cases and the kornia library. None (the reason on stderr) for a bad opset or name."""
+    import torch
+
+    torch.set_num_threads(1)
+    from opsweep.library import load_library
+    from opsweep.runtimes import opsets
+
+    requested, error = opsets.parse_opsets(opset_text)
+    if requested is None:
+        print(error, file=sys.stderr)
+        return None
+    opsets.set_requested(requested)
+    by_name = named_cases(names)
+    if by_name is None:
+        return None
+    return by_name, load_library("kornia"), requested

@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-from _kornia_cases import named_cases
+from _kornia_cases import job_bench_setup
 
 SAMPLE = ["warp_affine", "rotate", "RandomAffine[random]", "AugmentationSequential", "gaussian_blur2d",
           "canny[rgb]", "SIFTFeature", "rgb_to_grayscale"]
@@ -40,25 +40,16 @@ def main() -> int:
         print("--repeat must be at least 1", file=sys.stderr)
         return 2
 
+    setup = job_bench_setup(args.cases or SAMPLE, args.opset)
+    if setup is None:
+        return 2
+    by_name, library, requested = setup
+    names = list(by_name)
     import torch
     import torch.export
 
-    torch.set_num_threads(1)
     from opsweep.job import run_job
-    from opsweep.library import load_library
     from opsweep.paths import onnx as onnx_path
-    from opsweep.runtimes import opsets
-
-    requested, error = opsets.parse_opsets(args.opset)
-    if requested is None:
-        print(error, file=sys.stderr)
-        return 2
-    opsets.set_requested(requested)
-    names = args.cases or SAMPLE
-    by_name = named_cases(names)
-    if by_name is None:
-        return 2
-    library = load_library("kornia")
 
     calls: list[dict[str, Any]] = []  # one per export_model call: opset, seconds, capture seconds
     original_export_model = onnx_path.export_model

@@ -27,7 +27,7 @@ import sys
 import time
 from typing import Any
 
-from _kornia_cases import named_cases
+from _kornia_cases import job_bench_setup
 
 # Callers of kornia.geometry.transform.imgwarp.warp_affine (bench_refresh's third edit): a plain
 # operator, a module, a random augmentation, a container.
@@ -66,26 +66,15 @@ def main() -> int:
         print("--repeat must be at least 1", file=sys.stderr)
         return 2
 
+    setup = job_bench_setup(args.cases or SAMPLE, args.opset)
+    if setup is None:
+        return 2
+    by_name, library, requested = setup
+    names = list(by_name)
     import cProfile
 
-    import torch
-
-    torch.set_num_threads(1)
     import opsweep.deps.recorder as recorder
     from opsweep.job import run_job
-    from opsweep.library import load_library
-    from opsweep.runtimes import opsets
-
-    requested, error = opsets.parse_opsets(args.opset)
-    if requested is None:
-        print(error, file=sys.stderr)
-        return 2
-    opsets.set_requested(requested)
-    names = args.cases or SAMPLE
-    by_name = named_cases(names)
-    if by_name is None:
-        return 2
-    library = load_library("kornia")
     paths = [p for p in args.paths.split(",") if p]
 
     def cpu(name: str, path: str, profiled: bool) -> tuple[float, str]:
