@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import sys
@@ -43,3 +44,13 @@ def job_bench_setup(names: list[str], opset_text: str) -> tuple[dict[str, Any], 
     if by_name is None:
         return None
     return by_name, load_library("kornia"), requested
+
+
+def job_bench_parser(cases_help: str, repeat_help: str) -> argparse.ArgumentParser:
+    """The options the in-process job benches share: case names, ``--opset``, ``--repeat``, ``--json``."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cases", nargs="*", help=cases_help)
+    ap.add_argument("--opset", default="17,25", help="the onnx path's other opsets, as `opsweep run --opset`")
+    ap.add_argument("--repeat", type=int, default=2, help=repeat_help)
+    ap.add_argument("--json", default="", help="also write the figures to this file")
+    return ap

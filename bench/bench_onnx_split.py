@@ -17,25 +17,20 @@ Prints one line per case and the sums; not a timed test (figures go to docs/perf
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from typing import Any
 
-from _kornia_cases import job_bench_setup
+from _kornia_cases import job_bench_parser, job_bench_setup
 
 SAMPLE = ["warp_affine", "rotate", "RandomAffine[random]", "AugmentationSequential", "gaussian_blur2d",
           "canny[rgb]", "SIFTFeature", "rgb_to_grayscale"]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="*", help="case names (default: a sample of the refresh edits' callers)")
-    ap.add_argument("--opset", default="17,25")
-    ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--json", default="")
-    args = ap.parse_args()
+    args = job_bench_parser("case names (default: a sample of the refresh edits' callers)",
+                            "jobs per case after its first (the fastest is kept)").parse_args()
     if args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)
         return 2

@@ -21,13 +21,12 @@ docs/performance.md by hand).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from typing import Any
 
-from _kornia_cases import job_bench_setup
+from _kornia_cases import job_bench_parser, job_bench_setup
 
 # Callers of kornia.geometry.transform.imgwarp.warp_affine (bench_refresh's third edit): a plain
 # operator, a module, a random augmentation, a container.
@@ -55,12 +54,9 @@ class _SilentModule:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="*", help="case names (default: a sample of warp_affine's callers)")
+    ap = job_bench_parser("case names (default: a sample of warp_affine's callers)",
+                          "pairs of jobs per case and path after the first")
     ap.add_argument("--paths", default="export,onnx,compile")
-    ap.add_argument("--opset", default="17,25", help="the onnx path's other opsets, as `opsweep run --opset`")
-    ap.add_argument("--repeat", type=int, default=2, help="pairs of jobs per case and path after the first")
-    ap.add_argument("--json", default="")
     args = ap.parse_args()
     if args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)
