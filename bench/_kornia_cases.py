@@ -25,22 +25,26 @@ def named_cases(names: list[str]) -> dict[str, Any] | None:
     return {n: by_name[n] for n in names}
 
 
-def job_bench_setup(names: list[str], opset_text: str) -> tuple[dict[str, Any], Any, tuple[int, ...]] | None:
+def job_bench_setup(args: argparse.Namespace, sample: list[str]) -> tuple[dict[str, Any], Any, tuple[int, ...]] | None:
     """What a bench that runs ``run_job`` in this process needs, set up like a worker: one torch
-    thread, the onnx path's requested opsets (``opset_text`` as ``opsweep run --opset``), the
-    named cases and the kornia library. None (the reason on stderr) for a bad opset or name."""
+    thread, the onnx path's requested opsets (``args.opset``, as ``opsweep run --opset``), the
+    named cases (``args.cases``, else ``sample``) and the kornia library, from the options of
+    ``job_bench_parser``. None (the reason on stderr) for a bad --repeat, opset or name."""
+    if args.repeat < 1:
+        print("--repeat must be at least 1", file=sys.stderr)
+        return None
     import torch
 
     torch.set_num_threads(1)
     from opsweep.library import load_library
     from opsweep.runtimes import opsets
 
-    requested, error = opsets.parse_opsets(opset_text)
+    requested, error = opsets.parse_opsets(args.opset)
     if requested is None:
         print(error, file=sys.stderr)
         return None
     opsets.set_requested(requested)
-    by_name = named_cases(names)
+    by_name = named_cases(args.cases or sample)
     if by_name is None:
         return None
     return by_name, load_library("kornia"), requested

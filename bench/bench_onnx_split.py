@@ -31,11 +31,7 @@ SAMPLE = ["warp_affine", "rotate", "RandomAffine[random]", "AugmentationSequenti
 def main() -> int:
     args = job_bench_parser("case names (default: a sample of the refresh edits' callers)",
                             "jobs per case after its first (the fastest is kept)").parse_args()
-    if args.repeat < 1:
-        print("--repeat must be at least 1", file=sys.stderr)
-        return 2
-
-    setup = job_bench_setup(args.cases or SAMPLE, args.opset)
+    setup = job_bench_setup(args, SAMPLE)
     if setup is None:
         return 2
     by_name, library, requested = setup

@@ -58,11 +58,7 @@ def main() -> int:
                           "pairs of jobs per case and path after the first")
     ap.add_argument("--paths", default="export,onnx,compile")
     args = ap.parse_args()
-    if args.repeat < 1:
-        print("--repeat must be at least 1", file=sys.stderr)
-        return 2
-
-    setup = job_bench_setup(args.cases or SAMPLE, args.opset)
+    setup = job_bench_setup(args, SAMPLE)
     if setup is None:
         return 2
     by_name, library, requested = setup
