@@ -225,3 +225,10 @@ def test_explain_says_whether_a_record_is_current_and_why_not(survey):
     assert "current: not judged" in p.stdout and "scale [export]" in p.stdout and '"harness":' in p.stdout
     p = survey.opsweep("explain", "no_such_case", "--offline", "--db", survey.db, check=False)
     assert p.returncode == 2 and "no case named 'no_such_case'" in p.stderr
+    # a --db that names no file: every job is new, and a note says why rather than nothing
+    missing = os.path.join(survey.root, "work", "mistyped.db")
+    p = survey.opsweep("explain", "scale", "--path", "export", "--cases", os.path.join(survey.root, "cases_deps.py"),
+                       "--db", missing)
+    assert "stored:  no result" in p.stdout and "current: no, it runs again: new" in p.stdout, p.stdout
+    assert f"note: no database at {missing} (--db)" in p.stderr, p.stderr
+    assert not os.path.exists(missing)

@@ -118,6 +118,11 @@ int Explain(const ExplainOptions& o) {
     }
     std::string note;
     if (o.opsets.empty() && !OpsetsOfDatabase(db, &db_opsets, &note, &err)) return Error(kExitBadInput, err);
+  } else {
+    // Not an error (a case can be explained before its first run), but a mistyped --db would
+    // otherwise read as "no result" for every path without a word about why.
+    fmt::print(stderr, "opsweep explain: note: no database at {} (--db): nothing is stored there yet, so every job below is new\n",
+               o.db);
   }
   std::map<std::string, const StoredResult*> stored;  // by path, this case only
   for (const StoredResult& r : results) {
