@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install everything, survey the quick preset of bundled kornia
-# cases through all three paths, merge, and render the page. Prints where the page is.
+# cases through every path (the three static ones and the three dynamic-shape ones), merge, and
+# render the page. Prints where the page is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
