@@ -254,3 +254,51 @@ def test_history_of_dynamic_paths_marks_a_broken_static_export(browser, binary, 
     select.select_by_value("caveat")
     assert visible_rows(browser) == ["elastic_transform2d", "warp_affine"]
     assert "broken since torch 2.13.0" in warp.text
+
+
+def test_the_page_never_scrolls_sideways(browser, binary, snapshot, tmp_path):
+    """Six paths and the onnx path's sub-verdicts make the package summary wider than the page:
+    it scrolls inside its own box, the page itself never scrolls sideways (a wide desktop window,
+    a small laptop, a phone), and the search and filter stay within the bar."""
+    snap = with_subverdicts(snapshot)
+    # a reason title as long as the real ones ("The ONNX reference evaluator rejects ...")
+    reason = snap["records"][[r["name"] for r in snap["records"]].index("warp_affine")]["paths"]["onnx"]["subverdicts"]
+    reason = reason["openvino"]["reason"]
+    snap["reasons"][reason]["title"] = ("The ONNX reference evaluator rejects a graph that onnxruntime runs: "
+                                        "an operator it has no implementation of at this opset")
+    source = write(snap, tmp_path / "snapshot.json")
+    out = tmp_path / "index.html"
+    subprocess.run([str(binary), "render", str(source), "--html", str(out)], check=True, timeout=60)
+    size = browser.get_window_size()
+    try:
+        widths = {}
+        for width in (1360, 1024, 420):
+            browser.set_window_size(width, 1000)
+            load(browser, out.as_uri())
+            page, view, summary, boxed, bar = browser.execute_script("""
+                const de = document.documentElement, s = document.querySelector('#packages table.summary');
+                const box = s.parentElement, bar = document.querySelector('.bar-in').getBoundingClientRect();
+                const controls = document.querySelector('.controls').getBoundingClientRect();
+                return [de.scrollWidth, de.clientWidth, s.scrollWidth,
+                        box.clientWidth < s.scrollWidth ? box.scrollWidth > box.clientWidth : true,
+                        controls.right <= bar.right + 0.5];""")
+            assert page <= view, f"at {width} px the page scrolls sideways ({page} px of content in {view})"
+            assert boxed, f"at {width} px the summary ({summary} px) is cut off instead of scrolling in its box"
+            assert bar, f"at {width} px the search and filter run out of the bar"
+            widths[width] = (summary, view)
+            spills = browser.execute_script("""
+                for (const d of document.querySelectorAll('details')) d.open = true;
+                const cells = Array.from(document.querySelectorAll('td.d')).filter(td => td.checkVisibility());
+                const bad = [];
+                for (const td of cells) {
+                  const edge = td.getBoundingClientRect().right;
+                  for (const el of td.querySelectorAll('*'))
+                    if (el.getBoundingClientRect().right > edge + 0.5) bad.push(el.className || el.tagName);
+                }
+                return [cells.length, document.querySelectorAll('td.d a.rl').length, bad];""")
+            assert spills[0] > 0 and spills[1] > 0, f"no detail cells or reason links: the check is vacuous ({spills})"
+            assert spills[2] == [], f"at {width} px these run out of their detail cell: {sorted(set(spills[2]))}"
+        # the checks can fail: at 1360 px (a desktop window) the summary is wider than the window
+        assert widths[1360][0] > widths[1360][1], f"the summary fits: this snapshot tests no overflow ({widths})"
+    finally:
+        browser.set_window_size(size["width"], size["height"])

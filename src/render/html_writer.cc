@@ -152,7 +152,7 @@ class Page {
         "carries a strip with the status under every release, oldest first, and a mark where support changed. "
         "<a href=\"#changes\">Every change between releases</a> is listed below.</p>\n",
         h.releases.size(), E(h.releases[h.current].label));
-    out_ += "<div class=\"tw\">\n<table class=\"summary releases\">\n<thead><tr><th scope=\"col\">Release</th>"
+    out_ += "<div class=\"tw ts\">\n<table class=\"summary releases\">\n<thead><tr><th scope=\"col\">Release</th>"
             "<th scope=\"col\">Measured</th><th scope=\"col\">Library</th>";
     for (const PathView& path : vm_.paths) out_ += "<th scope=\"col\">" + E(path.title) + "</th>";
     out_ += "<th scope=\"col\">Environment</th></tr></thead>\n<tbody>\n";
@@ -236,7 +236,7 @@ class Page {
   }
 
   void Summary() {
-    out_ += "<section id=\"packages\">\n<h2>Packages</h2>\n<div class=\"tw\">\n<table class=\"summary\">\n";
+    out_ += "<section id=\"packages\">\n<h2>Packages</h2>\n<div class=\"tw ts\">\n<table class=\"summary\">\n";
     out_ += "<thead><tr><th scope=\"col\">Package</th><th scope=\"col\">Configurations</th>";
     for (const PathView& path : vm_.paths) out_ += "<th scope=\"col\">" + E(path.title) + "</th>";
     out_ += "<th scope=\"col\">Every path</th><th scope=\"col\">n/a everywhere</th></tr></thead>\n<tbody>\n";
