@@ -26,8 +26,8 @@ def named_cases(names: list[str]) -> dict[str, Any] | None:
 
 
 def job_bench_setup(args: argparse.Namespace, sample: list[str]) -> tuple[dict[str, Any], Any, tuple[int, ...]] | None:
-    """What a bench that runs ``run_job`` in this process needs, set up like a worker: one torch
-    thread, the onnx path's requested opsets (``args.opset``, as ``opsweep run --opset``), the
+    """What a bench that runs ``run_job`` in this process needs, set up like a worker: its torch
+    threads (``args.threads`` where the bench has that option, else one), the onnx path's requested opsets (``args.opset``, as ``opsweep run --opset``), the
     named cases (``args.cases``, else ``sample``) and the kornia library, from the options of
     ``job_bench_parser``. None (the reason on stderr) for a bad --repeat, opset or name."""
     if args.repeat < 1:
@@ -35,7 +35,7 @@ def job_bench_setup(args: argparse.Namespace, sample: list[str]) -> tuple[dict[s
         return None
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(getattr(args, "threads", 1))
     from opsweep.library import load_library
     from opsweep.runtimes import opsets
 

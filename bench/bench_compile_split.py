@@ -4,6 +4,8 @@
     TORCHINDUCTOR_CACHE_DIR=.opsweep/kornia/inductor-cache PYTHONPATH=HARNESS/python \\
         python3 bench/bench_compile_split.py [--threads 1] [--repeat 2] [--json FILE] [CASE ...]
 
+(``--opset`` is accepted, as by the other in-process job benches, and changes nothing here.)
+
 Until 2026-12-06 the compile path traced each case twice: once under ``torch._dynamo.explain``
 (graph breaks and their reasons), once more inside torch.compile's first call. The issue that
 asked whether the double trace was worth removing measured explain at about 7% of a compile job,
@@ -32,14 +34,13 @@ hand).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import sys
 import time
 
-from _kornia_cases import named_cases
+from _kornia_cases import job_bench_parser, job_bench_setup
 
 # Cases whose eager call enters kornia.geometry.transform.imgwarp.warp_affine (the bench_refresh
 # edit): plain operators, augmentation modules, containers and random cases.
@@ -53,28 +54,20 @@ SAMPLE = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="*", help="case names (default: a sample of warp_affine's callers)")
+    ap = job_bench_parser("case names (default: a sample of warp_affine's callers)",
+                          "jobs per case after its first (the fastest is kept)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=2, help="jobs per case after its first (the fastest is kept)")
-    ap.add_argument("--json", default="", help="also write the per-case figures to this file")
     args = ap.parse_args()
-    if args.repeat < 1:
-        print("--repeat must be at least 1", file=sys.stderr)
+    setup = job_bench_setup(args, SAMPLE)
+    if setup is None:
         return 2
+    by_name, library, _ = setup
+    names = list(by_name)
 
     import torch
     import torch._dynamo
 
-    torch.set_num_threads(args.threads)
     from opsweep.job import run_job
-    from opsweep.library import load_library
-
-    names = args.cases or SAMPLE
-    by_name = named_cases(names)
-    if by_name is None:
-        return 2
-    library = load_library("kornia")
 
     explain_times: list[float] = []
     original_explain = torch._dynamo.explain
