@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""The least a refresh's jobs can cost: the torch calls each job's verdict needs, and nothing else.
+
+    TORCHINDUCTOR_CACHE_DIR=<a warm cache> PYTHONPATH=python python3 bench/bench_floor.py \
+        --jobs-from docs/bench/refresh-amd-s28.json --step warp_affine [-j 2] [--json FILE]
+    PYTHONPATH=python python3 bench/bench_floor.py CASE[:PATH] ...
+
+A refresh re-probes the jobs whose cases ran the edited code; each of those jobs must at least make
+the calls its verdict is made of. This bench makes only those calls, with no opsweep code around
+them (no recorder, no checks, no sub-verdict runtimes, no worker protocol), in ``-j`` processes fed
+from one queue like the engine's workers, one torch thread and one inductor compile thread each:
+
+- every case: its eager call once (every verdict compares with it; when it raises, the case's jobs
+  end there, as they do in the harness);
+- ``onnx``: ``torch.onnx.export(dynamo=True)`` at opset 18 and an onnxruntime session run on the
+  case's inputs, then the same at each ``--opset`` above 18 (the survey's opset sub-verdicts); not
+  OpenVINO, tract, the reference evaluator or opsets below 18, which the survey runs too. The onnx
+  path's memo of onnxscript's op list (``paths.onnx.cache_torchlib_ops``) is on, as in a worker:
+  it is a cache, and without it torch.onnx.export would cost more than the harness's own export;
+- ``export``: ``torch.export.export(strict=False)`` and one run of the exported program;
+- ``compile``: ``torch._dynamo.reset()``, ``torch.compile`` (inductor) and its first call; not the
+  fresh-inputs or randomness checks, nor ``explain`` for jobs with breaks.
+
+So its wall time is a floor under any refresh of those jobs on this machine: what a harness that did
+nothing of its own would take. A call that raises is timed to the raise (the job pays that too).
+Inductor's FX-graph cache hits and misses are counted, so a floor measured cold is not mistaken for a
+warm one. Prints a line per case and the sums; not a timed test (figures go to docs/performance.md by
+hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from typing import Any
+
+from _kornia_cases import ROOT
+
+PATHS = ("onnx", "export", "compile")
+
+
+def parse_jobs(args: argparse.Namespace) -> dict[str, list[str]] | str:
+    """``{case: [path, ...]}`` in first-seen order, from the command line or a refresh bench's JSON;
+    or the reason it cannot be read."""
+    jobs: dict[str, list[str]] = {}
+    if args.jobs_from:
+        try:
+            with open(args.jobs_from, encoding="utf-8") as f:
+                steps = json.load(f)["steps"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return f"{args.jobs_from}: not a refresh bench's JSON ({e})"
+        chosen = [s for s in steps if args.step in s.get("step", "") and s.get("jobs")]
+        if not chosen:
+            return f"{args.jobs_from}: no step with jobs matches {args.step!r}"
+        for case, path in chosen[-1]["jobs"]:
+            jobs.setdefault(case, []).append(path)
+        args.step_name = chosen[-1]["step"]
+    for item in args.jobs:
+        case, _, path = item.rpartition(":") if item.rsplit(":", 1)[-1] in PATHS else (item, "", "")
+        for p in [path] if path else list(PATHS):
+            jobs.setdefault(case, []).append(p)
+    if not jobs:
+        return "no jobs: name cases (CASE or CASE:PATH) or --jobs-from a refresh bench's JSON"
+    unknown = sorted({p for ps in jobs.values() for p in ps} - set(PATHS))
+    if unknown:
+        return f"unknown paths: {', '.join(unknown)} (this bench knows {', '.join(PATHS)})"
+    return jobs
+
+
+def _timed(fn: Any) -> tuple[float, str | None, Any]:
+    t0 = time.perf_counter()
+    try:
+        value = fn()
+        return time.perf_counter() - t0, None, value
+    except Exception as e:  # noqa: BLE001 - a failing call is part of the job's cost
+        return time.perf_counter() - t0, f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", None
+
+
+def _get(queue: Any, parent: int) -> Any:
+    """The next item of ``queue``; exits this process when the bench that started it is gone (killed)."""
+    import queue as queue_module
+
+    while True:
+        try:
+            return queue.get(timeout=2)
+        except queue_module.Empty:
+            if os.getppid() != parent:
+                os._exit(1)
+
+
+def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int) -> None:
+    """One process: load the registries, then run the floor of each case taken from ``queue``."""
+    t0 = time.perf_counter()
+    import logging
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    import torch
+
+    torch.set_num_threads(1)
+    logging.getLogger("torch").setLevel(logging.ERROR)
+    import torch._inductor.config as inductor_config
+
+    if "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:  # as the compile path sets it in a worker
+        inductor_config.compile_threads = 1
+    import onnxruntime as ort
+    import torch._dynamo
+    import torch.export
+    from torch._dynamo.utils import counters
+
+    from _kornia_cases import named_cases
+    from opsweep.case import materialize
+    from opsweep.paths.base import fresh_inputs, make_module, seed_everything
+    from opsweep.paths.onnx import cache_torchlib_ops
+
+    cache_torchlib_ops()  # the onnx path's memo of onnxscript's op list: a cache, not a check
+
+    names = _get(queue, parent)
+    by_name = named_cases(names)
+    if by_name is None:
+        results.put({"worker": index, "error": "unknown cases"})
+        return
+    results.put({"worker": index, "ready_s": time.perf_counter() - t0})
+
+    def ort_run(program: Any, inputs: tuple[Any, ...]) -> Any:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(program.model_proto.SerializeToString(), options,
+                                       providers=["CPUExecutionProvider"])
+        feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs)}
+        return session.run(None, feeds)
+
+    while True:
+        item = _get(queue, parent)
+        if item is None:
+            return
+        name, paths = item
+        row: dict[str, Any] = {"case": name, "worker": index, "parts": {}, "errors": {}}
+        start = time.perf_counter()
+        built_s, error, case = _timed(lambda: materialize(by_name[name]))
+        row["parts"]["build"] = built_s
+        if case is None:
+            row["errors"]["build"] = error
+            row["total_s"] = time.perf_counter() - start
+            results.put(row)
+            continue
+
+        def part(key: str, fn: Any) -> Any:
+            seconds, err, value = _timed(fn)
+            row["parts"][key] = row["parts"].get(key, 0.0) + seconds
+            if err:
+                row["errors"][key] = err
+            return value
+
+        def eager() -> Any:
+            seed_everything(0)
+            with torch.no_grad():
+                return make_module(case, flat_outputs=False)(*fresh_inputs(case))
+
+        part("eager", eager)
+        # a case whose eager call raises has no reference: its jobs end there (n/a), in the harness too
+        for path in paths if "eager" not in row["errors"] else ():
+            if path == "onnx":
+                for opset in opsets:
+                    def export_at(opset: int = opset) -> Any:
+                        seed_everything(0)
+                        return torch.onnx.export(make_module(case, flat_outputs=True), fresh_inputs(case), dynamo=True,
+                                                 opset_version=opset, verbose=False)
+                    program = part(f"onnx export {opset}", export_at)
+                    if program is not None:
+                        part(f"onnx run {opset}", lambda program=program: ort_run(program, fresh_inputs(case)))
+            elif path == "export":
+                def capture() -> Any:
+                    seed_everything(0)
+                    return torch.export.export(make_module(case, flat_outputs=True), fresh_inputs(case), strict=False)
+                program = part("export capture", capture)
+                if program is not None:
+                    part("export run", lambda program=program: program.module()(*fresh_inputs(case)))
+            elif path == "compile":
+                hits, misses = counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]
+
+                def compiled_call() -> Any:
+                    torch._dynamo.reset()
+                    seed_everything(0)
+                    compiled = torch.compile(make_module(case, flat_outputs=False))
+                    with torch.no_grad():
+                        return compiled(*fresh_inputs(case))
+                part("compile", compiled_call)
+                torch._dynamo.reset()
+                row["fx_cache"] = [counters["inductor"]["fxgraph_cache_hit"] - hits,
+                                   counters["inductor"]["fxgraph_cache_miss"] - misses]
+        row["total_s"] = time.perf_counter() - start
+        results.put(row)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("jobs", nargs="*", help="CASE (its three paths) or CASE:PATH")
+    ap.add_argument("--jobs-from", default="", help="a bench_refresh.py JSON: the jobs of one of its steps")
+    ap.add_argument("--step", default="", help="with --jobs-from: the last step whose name contains this")
+    ap.add_argument("-j", "--workers", type=int, default=2, help="processes, as opsweep run -j (default 2)")
+    ap.add_argument("--opset", default="25", help="the onnx path's opsets besides 18 (default 25, as the survey)")
+    ap.add_argument("--durations-from", default=os.path.join(ROOT, "snapshots", "kornia", "snapshot.timings.json"),
+                    help="a snapshot's timings: the longest cases go first, as opsweep run --durations-from")
+    ap.add_argument("--json", default="", help="also write the figures to this file")
+    args = ap.parse_args()
+    args.step_name = ""
+    if args.workers < 1:
+        print("-j must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        opsets = [18] + sorted({int(o) for o in args.opset.split(",") if o.strip()} - {18})
+    except ValueError:
+        print(f"--opset: not a list of numbers: {args.opset!r}", file=sys.stderr)
+        return 2
+    jobs = parse_jobs(args)
+    if isinstance(jobs, str):
+        print(jobs, file=sys.stderr)
+        return 2
+    durations: dict[str, float] = {}
+    if args.durations_from and os.path.exists(args.durations_from):
+        with open(args.durations_from, encoding="utf-8") as f:
+            timings = json.load(f)
+        cases = timings.get("records", {}) if isinstance(timings, dict) else {}
+        for name, paths in jobs.items():
+            by_path = cases.get(name) or {}
+            durations[name] = sum(float((by_path.get(p) or {}).get("duration_s") or 0) for p in paths)
+    order = sorted(jobs, key=lambda n: -durations.get(n, 0.0))
+
+    ctx = mp.get_context("spawn")
+    queue, results = ctx.Queue(), ctx.Queue()
+    wall0 = time.perf_counter()
+    procs = [ctx.Process(target=worker, args=(i, opsets, queue, results, os.getpid())) for i in range(args.workers)]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        queue.put(order)
+    for name in order:
+        queue.put((name, jobs[name]))
+    for _ in procs:
+        queue.put(None)
+    ready: list[float] = []
+    rows: list[dict[str, Any]] = []
+    njobs = sum(len(p) for p in jobs.values())
+    print(f"floor of {njobs} jobs ({len(jobs)} cases) in {args.workers} processes, opsets {opsets}"
+          + (f"; {args.step_name}" if args.step_name else ""), flush=True)
+    while len(rows) < len(jobs):
+        msg = results.get()
+        if "error" in msg:
+            print(f"worker {msg['worker']}: {msg['error']}", file=sys.stderr)
+            for p in procs:
+                p.kill()
+            return 2
+        if "ready_s" in msg:
+            ready.append(time.perf_counter() - wall0)
+            continue
+        rows.append(msg)
+        errs = "; ".join(f"{k}: {v}" for k, v in msg["errors"].items())
+        elapsed = time.perf_counter() - wall0
+        print(f"[{len(rows)}/{len(jobs)} {elapsed:6.0f}s] {msg['case']:44s} {msg['total_s']:7.2f}s "
+              f"{' '.join(jobs[msg['case']])}{'  fx ' + str(msg['fx_cache']) if 'fx_cache' in msg else ''}"
+              f"{'  raised: ' + errs if errs else ''}", flush=True)
+    wall = time.perf_counter() - wall0
+    for p in procs:
+        p.join()
+    parts: dict[str, float] = {}
+    for r in rows:
+        for k, v in r["parts"].items():
+            parts[k] = parts.get(k, 0.0) + v
+    by_path = {"eager and build": parts.get("eager", 0.0) + parts.get("build", 0.0),
+               "onnx": sum(v for k, v in parts.items() if k.startswith("onnx")),
+               "export": sum(v for k, v in parts.items() if k.startswith("export")),
+               "compile": parts.get("compile", 0.0)}
+    job_s = sum(r["total_s"] for r in rows)
+    hits = sum(r.get("fx_cache", [0, 0])[0] for r in rows)
+    misses = sum(r.get("fx_cache", [0, 0])[1] for r in rows)
+    first_ready = min(ready) if ready else 0.0
+    print(f"\nwall {wall:.1f} s ({wall / 60:.1f} min), of which start-up until the first process was ready "
+          f"{first_ready:.1f} s; calls {job_s:.1f} s ({job_s / args.workers:.1f} s per process)")
+    print("by path: " + ", ".join(f"{k} {v:.1f} s" for k, v in by_path.items()))
+    print("by call: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(parts.items())))
+    print(f"inductor FX-graph cache: {hits} hits, {misses} misses")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"step": args.step_name, "workers": args.workers, "opsets": opsets, "jobs": njobs,
+                       "cases": len(jobs), "wall_s": round(wall, 1), "ready_s": [round(r, 1) for r in ready],
+                       "calls_s": round(job_s, 1), "by_path_s": {k: round(v, 1) for k, v in by_path.items()},
+                       "by_call_s": {k: round(v, 1) for k, v in sorted(parts.items())},
+                       "fx_cache": {"hits": hits, "misses": misses},
+                       "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""),
+                       "rows": [{**r, "parts": {k: round(v, 3) for k, v in r["parts"].items()},
+                                 "total_s": round(r["total_s"], 3)} for r in rows]}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
