@@ -72,12 +72,17 @@ def parse_jobs(args: argparse.Namespace) -> dict[str, list[str]] | str:
 
 
 def _timed(fn: Any) -> tuple[float, str | None, Any]:
+    """(seconds, the error's first line or None, the value) of ``fn()``."""
+    from opsweep.evidence import scrub
+
     t0 = time.perf_counter()
     try:
         value = fn()
         return time.perf_counter() - t0, None, value
     except Exception as e:  # noqa: BLE001 - a failing call is part of the job's cost
-        return time.perf_counter() - t0, f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", None
+        seconds = time.perf_counter() - t0
+        text = scrub(str(e)).strip()
+        return seconds, f"{type(e).__name__}: {text.splitlines()[0][:120] if text else ''}", None
 
 
 def _get(queue: Any, parent: int) -> Any:
@@ -92,9 +97,15 @@ def _get(queue: Any, parent: int) -> Any:
                 os._exit(1)
 
 
-def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int) -> None:
-    """One process: load the registries, then run the floor of each case taken from ``queue``."""
+def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int, torch_log: str) -> None:
+    """One process: load the registries, then run the floor of each case taken from ``queue``. What
+    torch and the library print (failed captures print whole graphs) goes to ``torch_log``."""
     t0 = time.perf_counter()
+    sys.stdout.flush()
+    sink = os.open(torch_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(sink, 1)
+    os.dup2(sink, 2)
+    os.close(sink)
     import logging
     import warnings
 
@@ -208,6 +219,8 @@ def main() -> int:
     ap.add_argument("--durations-from", default=os.path.join(ROOT, "snapshots", "kornia", "snapshot.timings.json"),
                     help="a snapshot's timings: the longest cases go first, as opsweep run --durations-from")
     ap.add_argument("--json", default="", help="also write the figures to this file")
+    ap.add_argument("--torch-log", default=os.devnull,
+                    help="where the processes' own output goes: torch's warnings and failure reports (default: nowhere)")
     args = ap.parse_args()
     args.step_name = ""
     if args.workers < 1:
@@ -235,7 +248,7 @@ def main() -> int:
     ctx = mp.get_context("spawn")
     queue, results = ctx.Queue(), ctx.Queue()
     wall0 = time.perf_counter()
-    procs = [ctx.Process(target=worker, args=(i, opsets, queue, results, os.getpid())) for i in range(args.workers)]
+    procs = [ctx.Process(target=worker, args=(i, opsets, queue, results, os.getpid(), args.torch_log)) for i in range(args.workers)]
     for p in procs:
         p.start()
     for _ in procs:
