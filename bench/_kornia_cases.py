@@ -11,13 +11,18 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def named_cases(names: list[str]) -> dict[str, Any] | None:
-    """``{name: Case}`` for ``names`` from the bundled kornia registries, or None (and the unknown
-    names on stderr) when some name is not a case."""
+def kornia_cases() -> dict[str, Any]:
+    """``{name: Case}`` of every case of the bundled kornia registries."""
     from opsweep.registry import load_registries
 
     files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")))
-    by_name = {lc.case.name: lc.case for lc in load_registries(files)}
+    return {lc.case.name: lc.case for lc in load_registries(files)}
+
+
+def named_cases(names: list[str]) -> dict[str, Any] | None:
+    """``{name: Case}`` for ``names`` from the bundled kornia registries, or None (and the unknown
+    names on stderr) when some name is not a case."""
+    by_name = kornia_cases()
     missing = [n for n in names if n not in by_name]
     if missing:
         print(f"unknown cases: {', '.join(missing)}", file=sys.stderr)

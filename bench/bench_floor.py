@@ -34,6 +34,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -60,7 +61,9 @@ def parse_jobs(args: argparse.Namespace) -> dict[str, list[str]] | str:
             jobs.setdefault(case, []).append(path)
         args.step_name = chosen[-1]["step"]
     for item in args.jobs:
-        case, _, path = item.rpartition(":") if item.rsplit(":", 1)[-1] in PATHS else (item, "", "")
+        # CASE:PATH when what follows the last colon reads like a path's name (checked below)
+        case, _, path = item.rpartition(":") if re.fullmatch(r"[a-z][a-z-]*", item.rsplit(":", 1)[-1]) and ":" in item \
+            else (item, "", "")
         for p in [path] if path else list(PATHS):
             jobs.setdefault(case, []).append(p)
     if not jobs:
@@ -123,7 +126,7 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
     import torch.export
     from torch._dynamo.utils import counters
 
-    from _kornia_cases import named_cases
+    from _kornia_cases import kornia_cases
     from opsweep.case import materialize
     from opsweep.paths.base import fresh_inputs, make_module, seed_everything
     from opsweep.paths.onnx import cache_torchlib_ops
@@ -131,10 +134,12 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
     cache_torchlib_ops()  # the onnx path's memo of onnxscript's op list: a cache, not a check
 
     names = _get(queue, parent)
-    by_name = named_cases(names)
-    if by_name is None:
-        results.put({"worker": index, "error": "unknown cases"})
+    every = kornia_cases()
+    missing = [n for n in names if n not in every]
+    if missing:
+        results.put({"worker": index, "error": f"not cases of the bundled kornia registries: {', '.join(missing)}"})
         return
+    by_name = {n: every[n] for n in names}
     results.put({"worker": index, "ready_s": time.perf_counter() - t0})
 
     def ort_run(program: Any, inputs: tuple[Any, ...]) -> Any:
