@@ -34,6 +34,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import queue as queue_module
 import re
 import sys
 import time
@@ -90,8 +91,6 @@ def _timed(fn: Any) -> tuple[float, str | None, Any]:
 
 def _get(queue: Any, parent: int) -> Any:
     """The next item of ``queue``; exits this process when the bench that started it is gone (killed)."""
-    import queue as queue_module
-
     while True:
         try:
             return queue.get(timeout=2)
@@ -220,7 +219,9 @@ def main() -> int:
     ap.add_argument("--jobs-from", default="", help="a bench_refresh.py JSON: the jobs of one of its steps")
     ap.add_argument("--step", default="", help="with --jobs-from: the last step whose name contains this")
     ap.add_argument("-j", "--workers", type=int, default=2, help="processes, as opsweep run -j (default 2)")
-    ap.add_argument("--opset", default="25", help="the onnx path's opsets besides 18 (default 25, as the survey)")
+    ap.add_argument("--opset", default="25",
+                    help="the onnx path's other opsets, as opsweep run --opset; those below 18 (converted, not "
+                         "exported, in the survey) add no call (default 25)")
     ap.add_argument("--durations-from", default=os.path.join(ROOT, "snapshots", "kornia", "snapshot.timings.json"),
                     help="a snapshot's timings: the longest cases go first, as opsweep run --durations-from")
     ap.add_argument("--json", default="", help="also write the figures to this file")
@@ -232,10 +233,12 @@ def main() -> int:
         print("-j must be at least 1", file=sys.stderr)
         return 2
     try:
-        opsets = [18] + sorted({int(o) for o in args.opset.split(",") if o.strip()} - {18})
+        given = {int(o) for o in args.opset.split(",") if o.strip()}
     except ValueError:
         print(f"--opset: not a list of numbers: {args.opset!r}", file=sys.stderr)
         return 2
+    # below 18 the survey converts the opset-18 export (no export of its own), so the floor has no call
+    opsets = [18] + sorted(o for o in given if o > 18)
     jobs = parse_jobs(args)
     if isinstance(jobs, str):
         print(jobs, file=sys.stderr)
@@ -253,7 +256,8 @@ def main() -> int:
     ctx = mp.get_context("spawn")
     queue, results = ctx.Queue(), ctx.Queue()
     wall0 = time.perf_counter()
-    procs = [ctx.Process(target=worker, args=(i, opsets, queue, results, os.getpid(), args.torch_log)) for i in range(args.workers)]
+    procs = [ctx.Process(target=worker, args=(i, opsets, queue, results, os.getpid(), args.torch_log))
+             for i in range(args.workers)]
     for p in procs:
         p.start()
     for _ in procs:
@@ -268,7 +272,17 @@ def main() -> int:
     print(f"floor of {njobs} jobs ({len(jobs)} cases) in {args.workers} processes, opsets {opsets}"
           + (f"; {args.step_name}" if args.step_name else ""), flush=True)
     while len(rows) < len(jobs):
-        msg = results.get()
+        try:
+            msg = results.get(timeout=5)
+        except queue_module.Empty:
+            dead = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+            if dead:
+                print(f"a bench process died (exit code {dead[0]}) with cases left; its output is in --torch-log",
+                      file=sys.stderr)
+                for p in procs:
+                    p.kill()
+                return 2
+            continue
         if "error" in msg:
             print(f"worker {msg['worker']}: {msg['error']}", file=sys.stderr)
             for p in procs:
@@ -304,13 +318,15 @@ def main() -> int:
     print("by call: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(parts.items())))
     print(f"inductor FX-graph cache: {hits} hits, {misses} misses")
     if args.json:
+        from opsweep.evidence import scrub
+
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"step": args.step_name, "workers": args.workers, "opsets": opsets, "jobs": njobs,
                        "cases": len(jobs), "wall_s": round(wall, 1), "ready_s": [round(r, 1) for r in ready],
                        "calls_s": round(job_s, 1), "by_path_s": {k: round(v, 1) for k, v in by_path.items()},
                        "by_call_s": {k: round(v, 1) for k, v in sorted(parts.items())},
                        "fx_cache": {"hits": hits, "misses": misses},
-                       "inductor_cache": os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""),
+                       "inductor_cache": scrub(os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")),
                        "rows": [{**r, "parts": {k: round(v, 3) for k, v in r["parts"].items()},
                                  "total_s": round(r["total_s"], 3)} for r in rows]}, f, indent=1)
     return 0
