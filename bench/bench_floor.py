@@ -41,14 +41,16 @@ import time
 from typing import Any
 
 from _kornia_cases import ROOT
+from opsweep.evidence import scrub
 
 PATHS = ("onnx", "export", "compile")
 
 
-def parse_jobs(args: argparse.Namespace) -> dict[str, list[str]] | str:
-    """``{case: [path, ...]}`` in first-seen order, from the command line or a refresh bench's JSON;
-    or the reason it cannot be read."""
+def parse_jobs(args: argparse.Namespace) -> tuple[dict[str, list[str]], str] | str:
+    """``{case: [path, ...]}`` in first-seen order, from the command line or a refresh bench's JSON,
+    and the name of the step they came from (or ""); or the reason they cannot be read."""
     jobs: dict[str, list[str]] = {}
+    step_name = ""
     if args.jobs_from:
         try:
             with open(args.jobs_from, encoding="utf-8") as f:
@@ -60,7 +62,7 @@ def parse_jobs(args: argparse.Namespace) -> dict[str, list[str]] | str:
             return f"{args.jobs_from}: no step with jobs matches {args.step!r}"
         for case, path in chosen[-1]["jobs"]:
             jobs.setdefault(case, []).append(path)
-        args.step_name = chosen[-1]["step"]
+        step_name = chosen[-1]["step"]
     for item in args.jobs:
         # CASE:PATH when what follows the last colon reads like a path's name (checked below)
         case, _, path = item.rpartition(":") if re.fullmatch(r"[a-z][a-z-]*", item.rsplit(":", 1)[-1]) and ":" in item \
@@ -72,13 +74,11 @@ def parse_jobs(args: argparse.Namespace) -> dict[str, list[str]] | str:
     unknown = sorted({p for ps in jobs.values() for p in ps} - set(PATHS))
     if unknown:
         return f"unknown paths: {', '.join(unknown)} (this bench knows {', '.join(PATHS)})"
-    return jobs
+    return jobs, step_name
 
 
 def _timed(fn: Any) -> tuple[float, str | None, Any]:
     """(seconds, the error's first line or None, the value) of ``fn()``."""
-    from opsweep.evidence import scrub
-
     t0 = time.perf_counter()
     try:
         value = fn()
@@ -116,11 +116,6 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
 
     torch.set_num_threads(1)
     logging.getLogger("torch").setLevel(logging.ERROR)
-    import torch._inductor.config as inductor_config
-
-    if "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:  # as the compile path sets it in a worker
-        inductor_config.compile_threads = 1
-    import onnxruntime as ort
     import torch._dynamo
     import torch.export
     from torch._dynamo.utils import counters
@@ -128,8 +123,10 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
     from _kornia_cases import kornia_cases
     from opsweep.case import materialize
     from opsweep.paths.base import fresh_inputs, make_module, seed_everything
-    from opsweep.paths.onnx import cache_torchlib_ops
+    from opsweep.paths.compile import _configure_inductor
+    from opsweep.paths.onnx import cache_torchlib_ops, ort_session
 
+    _configure_inductor(1)  # one inductor compile thread, as the compile path sets it in a worker
     cache_torchlib_ops()  # the onnx path's memo of onnxscript's op list: a cache, not a check
 
     names = _get(queue, parent)
@@ -142,11 +139,7 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
     results.put({"worker": index, "ready_s": time.perf_counter() - t0})
 
     def ort_run(program: Any, inputs: tuple[Any, ...]) -> Any:
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(program.model_proto.SerializeToString(), options,
-                                       providers=["CPUExecutionProvider"])
+        session = ort_session(program.model_proto.SerializeToString(), 1)  # the onnx path's session
         feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs)}
         return session.run(None, feeds)
 
@@ -228,7 +221,6 @@ def main() -> int:
     ap.add_argument("--torch-log", default=os.devnull,
                     help="where the processes' own output goes: torch's warnings and failure reports (default: nowhere)")
     args = ap.parse_args()
-    args.step_name = ""
     if args.workers < 1:
         print("-j must be at least 1", file=sys.stderr)
         return 2
@@ -239,10 +231,11 @@ def main() -> int:
         return 2
     # below 18 the survey converts the opset-18 export (no export of its own), so the floor has no call
     opsets = [18] + sorted(o for o in given if o > 18)
-    jobs = parse_jobs(args)
-    if isinstance(jobs, str):
-        print(jobs, file=sys.stderr)
+    parsed = parse_jobs(args)
+    if isinstance(parsed, str):
+        print(parsed, file=sys.stderr)
         return 2
+    jobs, step_name = parsed
     durations: dict[str, float] = {}
     if args.durations_from and os.path.exists(args.durations_from):
         with open(args.durations_from, encoding="utf-8") as f:
@@ -270,7 +263,7 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     njobs = sum(len(p) for p in jobs.values())
     print(f"floor of {njobs} jobs ({len(jobs)} cases) in {args.workers} processes, opsets {opsets}"
-          + (f"; {args.step_name}" if args.step_name else ""), flush=True)
+          + (f"; {step_name}" if step_name else ""), flush=True)
     while len(rows) < len(jobs):
         try:
             msg = results.get(timeout=5)
@@ -318,10 +311,8 @@ def main() -> int:
     print("by call: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(parts.items())))
     print(f"inductor FX-graph cache: {hits} hits, {misses} misses")
     if args.json:
-        from opsweep.evidence import scrub
-
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"step": args.step_name, "workers": args.workers, "opsets": opsets, "jobs": njobs,
+            json.dump({"step": step_name, "workers": args.workers, "opsets": opsets, "jobs": njobs,
                        "cases": len(jobs), "wall_s": round(wall, 1), "ready_s": [round(r, 1) for r in ready],
                        "calls_s": round(job_s, 1), "by_path_s": {k: round(v, 1) for k, v in by_path.items()},
                        "by_call_s": {k: round(v, 1) for k, v in sorted(parts.items())},
