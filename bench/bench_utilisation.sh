@@ -5,11 +5,19 @@
 #
 #   bash bench/bench_utilisation.sh [OPSWEEP_BINARY] [extra opsweep run options...]
 #   e.g. bash bench/bench_utilisation.sh build/h2/opsweep --groups color,filters
+#   bash bench/bench_utilisation.sh --help     # this usage, and nothing run
 #
 # Runs on a fresh database in a temporary directory (inductor's cache included, so the compile path
 # pays its full cost, as a first survey would), then prints jobs, wall, cores, utilisation and
 # cases per core-hour. Not a timed test.
 set -euo pipefail
+case "${1:-}" in
+  -h|--help)
+    echo "usage: bash bench/bench_utilisation.sh [OPSWEEP_BINARY] [extra opsweep run options...]"
+    echo "Runs opsweep run -j \$(nproc) on a fresh database (default: --groups color,filters) and prints"
+    echo "jobs, wall, cores, utilisation = sum of job durations / (wall x cores), and cases per core-hour."
+    exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 bin=${1:-${OPSWEEP_BINARY:-build/tests/opsweep}}
 shift || true

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The figures the closing notes give about a survey, computed from its committed results.
 
-    python3 bench/survey_figures.py snapshots/kornia/results.jsonl [--before OLD_SNAPSHOT.json]
+    python3 scripts/survey_figures.py snapshots/kornia/results.jsonl [--before OLD_SNAPSHOT.json]
         [--matrix LABEL=results.jsonl ...] [--examples 5] [-o docs/survey-figures.md]
 
 Reads the results text form (docs/formats.md section 4.1, versions 1 and 2) and prints Markdown:
