@@ -1,28 +1,34 @@
 """Coverage: which public operators of the surveyed library have no probed case.
 
-`python -m opsweep.coverage --library kornia --registry FILE ... [--depth N]` prints one JSON object
+`python -m opsweep.coverage [--library NAME] --registry FILE ... [--depth N]` prints one JSON object
 on stdout (the `opsweep coverage` verb formats it and gates on it). What counts as public is fixed
-here, read from the installed library and never from the registries, so the share is reproducible
-and cannot be steered by what has a case:
+here and in opsweep.public_names, read from the installed library and never from the registries,
+so the share is reproducible and cannot be steered by what has a case:
 
-* **Modules**: every module of the installed package at any depth (packages and plain modules
-  alike), skipping any whose dotted path has a `_`-prefixed part; `--depth N` keeps only modules
-  at most N levels below the top (`kornia.geometry` is depth 1). A module that cannot be imported
-  is reported (`unimportable`), never silently dropped.
-* **Names**: every public name (no leading underscore) of each module's namespace, plus the public
-  names of its `__all__`; a callable defined inside the library (its `__module__` is the library
-  or below it), not in a module named `*deprecated*` (a deprecated alias: its target is counted).
-  Each object is counted once however many modules re-export it, named by its shortest public path
-  (ties: the path in the module that defines it, then alphabetical).
+* **The library**: `--library NAME`; without it, the library that the registries' suite names: when
+  every registry file sits in a package whose `__init__.py` assigns `LIBRARY = "name"` (the nearest
+  such package above the file), and they all name the same one. Otherwise a one-line error.
+* **Names** (opsweep.public_names): where a module declares `__all__`, that is its public set,
+  deprecated aliases and re-exports included; a module without `__all__` that a package's
+  `__all__` governs (the package above it declares one and does not list it) has no public names of
+  its own; any other module's public names are those of its namespace without a leading
+  underscore. Only callables defined in the library count. Each object is **one operator**,
+  whatever number of public names reach it (all listed in `aliases`), reported where the library
+  defines it or first exports it (the shortest declared name, or the one in its defining module).
+  `--depth N` keeps only modules at most N levels below the top (`kornia.geometry` is depth 1).
 * **Methods**: the public methods of those classes (no leading underscore, plus the arithmetic and
   indexing operators `__add__`, `__mul__`, `__getitem__`, ...): functions, classmethods and
   staticmethods that a library class in the MRO defines, each function counted once and named
-  `<shortest public class path>.<method>` (the defining class's path first). Not counted: `forward`
-  (the class's call is its operator) and, on `nn.Module` classes, a method that overrides one of a
-  library base class: it is a hook of the base's protocol (an augmentation's `apply_transform`),
-  run by the module's own call and surveyed through it. Methods of exceptions and enums are not
-  counted, nor abstract stubs (a body that only returns None or raises NotImplementedError: the
-  overrides are the operators).
+  `<class's public name>.<method>` (the defining class's first). Not counted: `forward` (the class's
+  call is its operator); on `nn.Module` classes, a method that overrides one of a library base class
+  (a hook of the base's protocol, such as an augmentation's `apply_transform`, run by the module's
+  own call and surveyed through it); **generic methods**: a method whose name a base outside the
+  library defines (it overrides torch's or Python's own: `nn.Module.state_dict`, `train`,
+  `ModuleDict.items`, `Dataset.__getitem__`), a dtype / device cast (`to`, `type`, `float`,
+  `double`, `half`, `bfloat16`, `cpu`, `cuda`), and the methods of an abstract class (it cannot be
+  made, so they only ever run as what its subclasses inherit: a metric base's `+` and `sync`).
+  Methods of exceptions and enums are not counted, nor abstract stubs (a body that only returns
+  None or raises NotImplementedError: the overrides are the operators).
 * **Operators only**: set aside (listed in `not_operators` with the reason, so the denominator can
   be audited) are types: exceptions, enums, abstract classes and bases (a name that starts with
   "Base" or ends in "Base" / "Base2D" / "Base3D"; surveyed through their subclasses), mixins that
@@ -37,27 +43,30 @@ and cannot be steered by what has a case:
   allocates tensors (a colour table); `nn.Module` classes and classes that inherit behaviour from
   outside the library (a torch distribution) are always counted.
 
-A name is covered when a case targets it: the case's target itself, the class of a module instance,
-the object a wrapper names in its `__opsweep_target__` attribute (a function, a class, or a
-method's function such as `kornia.geometry.Quaternion.__add__`), a bound method, or for a case
-with `method=`, that method as resolved on the target's class. A case with `skip` accounts for its
-target, with that reason shown, but does not probe it. A registry may also list callables it
-deliberately leaves out: `NOT_SURVEYED = {"kornia.io.load_image": "reads a file; not a tensor
-operator", ...}`; an entry naming no public operator (a typo, a type, a callable the library
-removed) is reported as `stale_not_surveyed` so the lists cannot silently rot.
+An operator is covered when a case targets it through any of its names (objects are compared, not
+names): the case's target itself, the class of a module instance, the object a wrapper names in
+its `__opsweep_target__` attribute (a function, a class, or a method's function such as
+`kornia.geometry.Quaternion.__add__`), a bound method, or for a case with `method=`, that method as
+resolved on the target's class. A case with `skip` accounts for its target, with that reason shown,
+but does not probe it. A case that reaches no public operator (its target is not public, is set
+aside, or belongs to another package) is listed in `unmatched_cases` with the reason, so a case
+written against an internal name is not silently counted for nothing. A registry may also list
+callables it deliberately leaves out: `NOT_SURVEYED = {"kornia.io.load_image": "reads a file; not a
+tensor operator", ...}`, under any public name of the operator; an entry naming no public operator
+(a typo, a type, a callable the library removed) is reported as `stale_not_surveyed` so the lists
+cannot silently rot.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import dataclasses
 import enum
-import importlib
 import inspect
 import json
 import os
-import pkgutil
 import re
 import sys
 import typing
@@ -65,7 +74,8 @@ import warnings
 from typing import Any, Iterable
 
 from opsweep.case import RegistryError
-from opsweep.registry import _module_name, load_registries
+from opsweep.public_names import DeclaredSurface, declared_surface
+from opsweep.registry import load_registries, qualified_name
 
 # Operator dunders that are public API of value types (quaternion arithmetic, pose composition,
 # indexing a batch of boxes); other dunders are the object protocol.
@@ -76,15 +86,18 @@ OPERATOR_DUNDERS = frozenset({
 })
 # Annotation words that can hold a tensor (besides the library's own classes).
 _TENSOR_WORDS = ("Tensor", "Any", "object", "Module", "Parameter", "Self", "TypeVar")
+# dtype / device casts: they move a value's data, whatever class defines them
+CASTS = frozenset({"to", "type", "float", "double", "half", "bfloat16", "cpu", "cuda"})
 
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One public callable: a function, a class, or a method (``obj`` is its function)."""
 
-    name: str  # shortest public dotted path
+    name: str  # where the library defines it or first exports it (opsweep.public_names)
     obj: Any
     kind: str  # "function" | "class" | "method"
+    aliases: tuple[str, ...] = ()  # the other public names that reach it, shortest first
 
     @property
     def module(self) -> str:
@@ -102,26 +115,12 @@ class Surface:
     not_operators: list[dict]  # {"name", "kind"}
     modules: int
     unimportable: list[dict]  # {"module", "error"}
+    declared: DeclaredSurface | None = None
+    set_aside: dict[int, tuple[str, str]] = dataclasses.field(default_factory=dict)  # id -> (name, why not an operator)
 
 
 # ---------------------------------------------------------------------------------------------
 # What a public callable is
-
-
-def _private_path(dotted: str) -> bool:
-    return any(p.startswith("_") for p in dotted.split("."))
-
-
-def _in_library(obj: Any, library: str) -> bool:
-    if obj is None or inspect.ismodule(obj) or not callable(obj):
-        return False
-    try:
-        module = getattr(obj, "__module__", None) or ""
-    except Exception:  # noqa: BLE001 - a lazy proxy that fails on attribute access
-        return False
-    if not isinstance(module, str) or (module != library and not module.startswith(library + ".")):
-        return False
-    return "deprecated" not in module.rsplit(".", 1)[-1]  # a deprecated alias: its target is what is counted
 
 
 def _not_an_operator(obj: Any) -> str | None:
@@ -229,61 +228,14 @@ class _Annotations:
 # Walking the installed package
 
 
-def _public_modules(library: str, depth: int | None) -> tuple[list[str], list[dict]]:
-    """Every importable public module (sorted) and the ones that failed to import."""
-    root = importlib.import_module(library)
-    names = [library]
-    failed: list[dict] = []
-
-    def onerror(name: str) -> None:
-        if not _private_path(name):
-            failed.append({"module": name, "error": _error_line(sys.exc_info()[1])})
-
-    if hasattr(root, "__path__"):
-        for info in pkgutil.walk_packages(root.__path__, library + ".", onerror=onerror):
-            parts = info.name.split(".")[1:]
-            if _private_path(info.name) or (depth is not None and len(parts) > depth):
-                continue
-            names.append(info.name)
-    imported: list[str] = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name in sorted(set(names)):
-            try:
-                importlib.import_module(name)
-            except Exception as e:  # noqa: BLE001 - the library's failure, reported not raised
-                failed.append({"module": name, "error": _error_line(e)})
-                continue
-            imported.append(name)
-    return imported, sorted({f["module"]: f for f in failed}.values(), key=lambda f: f["module"])
-
-
-def _error_line(e: BaseException | None) -> str:
-    if e is None:
-        return "import failed"
-    return " ".join(f"{type(e).__name__}: {e}".split())[:200]
-
-
-def _module_names(module: Any) -> list[str]:
-    names = [n for n in vars(module) if not n.startswith("_")]
-    listed = getattr(module, "__all__", None)
-    if isinstance(listed, (list, tuple)):
-        names += [n for n in listed if isinstance(n, str) and not n.startswith("_") and n not in vars(module)]
-    return names
-
-
-def _better(candidate: tuple, current: tuple | None) -> bool:
-    return current is None or candidate < current
-
-
 def _name_key(dotted: str, defining: bool) -> tuple:
-    """Shortest public path; ties: the defining module's path, then alphabetical."""
+    """Shortest public path; ties: the path in the defining class, then alphabetical."""
     return (dotted.count("."), not defining, dotted)
 
 
 def _methods(cls: type, library: str) -> Iterable[tuple[str, Any, type, str]]:
-    """(method name, function, defining class, "method" | "staticmethod" | "hook") of the public
-    methods `cls` exposes."""
+    """(method name, function, defining class, how) of the public methods `cls` exposes; how is
+    "method", "staticmethod", or the reason it is no operator ("hook", "generic ...")."""
     torch = sys.modules.get("torch")
     is_module = torch is not None and issubclass(cls, torch.nn.Module)
     for name in sorted(dir(cls)):
@@ -296,10 +248,20 @@ def _methods(cls: type, library: str) -> Iterable[tuple[str, Any, type, str]]:
         fn = raw.__func__ if isinstance(raw, (classmethod, staticmethod)) else raw
         if not inspect.isfunction(fn):
             continue  # properties, attributes, builtins
-        if is_module and any(name in vars(k) and _defined_in(k, library) for k in owner.__mro__[1:]):
-            yield name, fn, owner, "hook"
-            continue
-        yield name, fn, owner, ("staticmethod" if isinstance(raw, staticmethod) else "method")
+        yield name, fn, owner, _method_role(name, raw, owner, library, is_module)
+
+
+def _method_role(name: str, raw: Any, owner: type, library: str, is_module: bool) -> str:
+    outside = next((k for k in owner.__mro__[1:] if name in vars(k) and not _defined_in(k, library)), None)
+    if outside is not None:
+        return f"generic method (overrides {outside.__qualname__}.{name} of {outside.__module__.split('.')[0]})"
+    if name in CASTS:
+        return "generic method (a dtype / device cast)"
+    if is_module and any(name in vars(k) and _defined_in(k, library) for k in owner.__mro__[1:]):
+        return "hook"
+    if inspect.isabstract(owner):
+        return "generic method (of an abstract class: it runs only as its subclasses inherit it)"
+    return "staticmethod" if isinstance(raw, staticmethod) else "method"
 
 
 def _is_stub(fn: Any) -> bool:
@@ -326,27 +288,16 @@ def _defined_in(cls: type, library: str) -> bool:
     return module == library or module.startswith(library + ".")
 
 
+_HOOK = "hook (overrides a library base's method; run by the module's call)"
+_STUB = "abstract stub (does nothing; its overrides are the operators)"
+_NO_TENSOR = "no tensor in its signature"
+
+
 def public_surface(library: str, depth: int | None = None) -> Surface:
     """The library's public operators (see the module docstring for the rules)."""
-    modules, failed = _public_modules(library, depth)
-    best: dict[int, tuple[tuple, str, Any]] = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for mod_name in modules:
-            module = sys.modules[mod_name]
-            for n in _module_names(module):
-                try:
-                    obj = getattr(module, n, None)
-                except Exception:  # noqa: BLE001
-                    continue
-                if not _in_library(obj, library):
-                    continue
-                dotted = f"{mod_name}.{n}"
-                key = _name_key(dotted, getattr(obj, "__module__", None) == mod_name)
-                prev = best.get(id(obj))
-                if _better(key, prev[0] if prev else None):
-                    best[id(obj)] = (key, dotted, obj)
-    classes = [(dotted, obj) for _, dotted, obj in best.values() if inspect.isclass(obj)]
+    declared = declared_surface(library, depth)
+    classes = [(p.name, p.obj) for p in declared.objects.values() if inspect.isclass(p.obj)]
+    class_names = {id(p.obj): p.names for p in declared.objects.values() if inspect.isclass(p.obj)}
     annotations = _Annotations(
         library,
         {c.__name__ for _, c in classes}
@@ -354,7 +305,7 @@ def public_surface(library: str, depth: int | None = None) -> Surface:
     )
 
     # methods: one entry per function, named under the best class path exposing it
-    method_best: dict[int, tuple[tuple, str, Any, str]] = {}
+    method_best: dict[int, tuple[tuple, str, Any, str, type]] = {}
     method_owners: dict[int, list[int]] = collections.defaultdict(list)  # class id -> method ids
     for cls_dotted, cls in classes:
         if _not_an_operator(cls) in ("exception", "enum"):
@@ -363,40 +314,50 @@ def public_surface(library: str, depth: int | None = None) -> Surface:
             dotted = f"{cls_dotted}.{name}"
             key = _name_key(dotted, owner is cls)
             prev = method_best.get(id(fn))
-            if _better(key, prev[0] if prev else None):
-                method_best[id(fn)] = (key, dotted, fn, how)
+            if prev is None or key < prev[0]:
+                method_best[id(fn)] = (key, dotted, fn, how, owner)
             method_owners[id(cls)].append(id(fn))
 
     operators: dict[int, Entry] = {}
     not_ops: list[dict] = []
+    set_aside: dict[int, tuple[str, str]] = {}
     counted_methods: set[int] = set()
-    for key, (_, dotted, fn, how) in method_best.items():
+    for key, (_, dotted, fn, how, owner) in method_best.items():
         if how == "hook":
-            not_ops.append({"name": dotted, "kind": "hook (overrides a library base's method; run by the module's call)"})
+            kind = _HOOK
+        elif how.startswith("generic"):
+            kind = how
         elif _is_stub(fn):
-            not_ops.append({"name": dotted, "kind": "abstract stub (does nothing; its overrides are the operators)"})
+            kind = _STUB
         elif annotations.tensor_free(fn, bound=how != "staticmethod"):
-            not_ops.append({"name": dotted, "kind": "no tensor in its signature"})
+            kind = _NO_TENSOR
         else:
-            operators[key] = Entry(dotted, fn, "method")
+            aliases = tuple(f"{c}.{dotted.rsplit('.', 1)[1]}" for c in class_names.get(id(owner), ()))
+            operators[key] = Entry(dotted, fn, "method", tuple(a for a in aliases if a != dotted))
             counted_methods.add(key)
+            continue
+        not_ops.append({"name": dotted, "kind": kind})
+        set_aside[key] = (dotted, kind)
     torch = sys.modules.get("torch")
-    for key, (_, dotted, obj) in best.items():
+    for key, public in declared.objects.items():
+        obj, dotted = public.obj, public.name
         if inspect.isclass(obj):
             kind = _not_an_operator(obj)
             is_module = torch is not None and issubclass(obj, torch.nn.Module)
             if kind is None and not is_module and _class_tensor_free(obj, annotations, library) and not any(
                 m in counted_methods for m in method_owners.get(key, ())
             ):
-                kind = "no tensor in its signature"
+                kind = _NO_TENSOR
         else:
-            kind = "no tensor in its signature" if annotations.tensor_free(obj, bound=False) else None
+            kind = _NO_TENSOR if annotations.tensor_free(obj, bound=False) else None
         if kind is None:
-            operators[key] = Entry(dotted, obj, "class" if inspect.isclass(obj) else "function")
+            aliases = tuple(n for n in public.names if n != dotted)
+            operators[key] = Entry(dotted, obj, "class" if inspect.isclass(obj) else "function", aliases)
         else:
             not_ops.append({"name": dotted, "kind": kind})
+            set_aside[key] = (dotted, kind)
     not_ops.sort(key=lambda t: (t["kind"], t["name"]))
-    return Surface(library, operators, not_ops, len(modules), failed)
+    return Surface(library, operators, not_ops, len(declared.modules), declared.unimportable, declared, set_aside)
 
 
 def _class_tensor_free(cls: type, annotations: _Annotations, library: str) -> bool:
@@ -433,25 +394,58 @@ def _takes_device_or_dtype(fn: Any) -> bool:
     return False
 
 
-def public_names(library: str, depth: int | None = None) -> dict[int, tuple[Any, str]]:
-    """id(obj) -> (obj, public name) of every public operator (functions, classes, methods)."""
-    return {k: (e.obj, e.name) for k, e in public_surface(library, depth).operators.items()}
-
-
 # ---------------------------------------------------------------------------------------------
 # What the registries cover
 
 
 def not_surveyed(registries: list[str]) -> dict[str, str]:
-    """The union of the registries' NOT_SURVEYED dicts (dotted name -> reason); call after loading."""
+    """The union of the registries' NOT_SURVEYED dicts (dotted name -> reason); call after loading
+    (each registry is the loaded module whose file it is)."""
+    by_file: dict[str, Any] = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.endswith(".py"):
+            by_file.setdefault(os.path.realpath(path), module)
     out: dict[str, str] = {}
     for path in registries:
-        module = sys.modules.get(_module_name(path))
+        module = by_file.get(os.path.realpath(path))
         listed = getattr(module, "NOT_SURVEYED", None) or {}
         if not isinstance(listed, dict):
             raise RegistryError(f"{os.path.basename(path)}: NOT_SURVEYED must be a dict of name -> reason")
         out.update({str(k): str(v) for k, v in listed.items()})
     return out
+
+
+def suite_library(registries: list[str]) -> str:
+    """The library the registries' suite names: the nearest package above each file whose
+    `__init__.py` assigns `LIBRARY = "name"` (read, not imported), the same for every file.
+    Raises RegistryError with one line saying `--library NAME` is needed otherwise."""
+    named: dict[str, list[str]] = collections.defaultdict(list)
+    for path in registries:
+        named[_suite_library_of(path) or ""].append(os.path.basename(path))
+    if len(named) == 1 and "" not in named:
+        return next(iter(named))
+    if "" in named:
+        why = f"{named[''][0]} is in no suite package that assigns LIBRARY in its __init__.py"
+    else:
+        why = "the registries' suites name " + " and ".join(sorted(named))
+    raise RegistryError(f"--library NAME is needed: {why}")
+
+
+def _suite_library_of(path: str) -> str | None:
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(init := os.path.join(folder, "__init__.py")):
+        try:
+            with open(init, encoding="utf-8") as f:
+                tree = ast.parse(f.read(), filename=init)
+        except (OSError, SyntaxError, ValueError):
+            return None
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "LIBRARY" for t in node.targets)
+                    and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) and node.value.value):
+                return node.value.value
+        folder = os.path.dirname(folder)
+    return None
 
 
 def _function_of(obj: Any) -> Any:
@@ -471,27 +465,66 @@ def _resolved_method(owner: Any, method: str) -> Any:
     return None
 
 
+def _named_targets(target: Any) -> list[Any]:
+    named = getattr(target, "__opsweep_target__", None)
+    return [] if named is None else list(named) if isinstance(named, (list, tuple)) else [named]
+
+
+def case_candidates(c) -> list[Any]:
+    """What a case surveys, most specific first: the objects a wrapper names, the method a case
+    names as resolved on its target (or on a class the wrapper names), the target, its function
+    and, for an instance, its class."""
+    t = c.target
+    named = _named_targets(t)
+    candidates: list[Any] = []
+    for n in named:
+        candidates += [n, _function_of(n)]
+    if c.method:  # the method on the target, or on the class a wrapper names as the API surveyed
+        candidates += [_resolved_method(o, c.method) for o in [*(n for n in named if inspect.isclass(n)), t]]
+    candidates += [t, _function_of(t)]
+    if not inspect.isclass(t) and not inspect.isfunction(t) and not inspect.isbuiltin(t) and not inspect.ismethod(t):
+        candidates.append(type(t))
+    seen: set[int] = set()
+    out = []
+    for obj in candidates:
+        if obj is not None and id(obj) not in seen:
+            seen.add(id(obj))
+            out.append(obj)
+    return out
+
+
 def surveyed_objects(cases) -> dict[int, list[Any]]:
     """id(obj) -> cases that survey obj (functions, classes and methods' functions)."""
     out: dict[int, list[Any]] = {}
     for c in cases:
-        t = c.target
-        candidates = [t, _function_of(t)]
-        named = getattr(t, "__opsweep_target__", None)
-        named = [] if named is None else list(named) if isinstance(named, (list, tuple)) else [named]
-        for n in named:
-            candidates += [n, _function_of(n)]
-        if not inspect.isclass(t) and not inspect.isfunction(t) and not inspect.isbuiltin(t) and not inspect.ismethod(t):
-            candidates.append(type(t))
-        if c.method:  # the method on the target, or on the class a wrapper names as the API surveyed
-            candidates += [_resolved_method(o, c.method) for o in [t, *(n for n in named if inspect.isclass(n))]]
-        seen: set[int] = set()
-        for obj in candidates:
-            if obj is None or id(obj) in seen:
-                continue
-            seen.add(id(obj))
+        for obj in case_candidates(c):
             out.setdefault(id(obj), []).append(c)
     return out
+
+
+def _unmatched(loaded, surface: Surface) -> list[dict]:
+    """The cases that reach no public operator, each with why (docs: a case whose target is an
+    internal name, a type or another package's callable counts for nothing)."""
+    out = []
+    for item in loaded:
+        c = item.case
+        candidates = case_candidates(c)
+        if any(id(o) in surface.operators for o in candidates):
+            continue
+        primary = candidates[0] if candidates else c.target
+        name = qualified_name(primary)
+        set_aside = next((surface.set_aside[id(o)] for o in candidates if id(o) in surface.set_aside), None)
+        if set_aside is not None:
+            name, kind = set_aside
+            why = f"public, but no operator: {kind}"
+        elif surface.declared is not None and any(
+            surface.declared.lookup(o) is None and _defined_in(o, surface.library) for o in candidates if callable(o)
+        ):
+            why = f"not a public name of {surface.library}"
+        else:
+            why = f"not part of {surface.library}"
+        out.append({"case": c.name, "registry": item.registry, "target": name, "why": why})
+    return sorted(out, key=lambda r: r["case"])
 
 
 def _package(name: str, library: str) -> str:
@@ -501,19 +534,26 @@ def _package(name: str, library: str) -> str:
 
 
 def coverage_report(library: str, registries: list[str], depth: int | None = None) -> dict:
-    cases = [loaded.case for loaded in load_registries(registries)]
+    loaded = load_registries(registries)
+    cases = [item.case for item in loaded]
     excluded = not_surveyed(registries)
     surveyed = surveyed_objects(cases)
     surface = public_surface(library, depth)
     covered, skipped, missing, listed = [], [], [], []
-    operator_names = {e.name for e in surface.operators.values()}
+    # a NOT_SURVEYED entry may name the operator by any of its public names
+    reasons: dict[int, str] = {}
+    for key, entry in surface.operators.items():
+        reason = next((excluded[n] for n in (entry.name, *entry.aliases) if n in excluded), None)
+        if reason is not None:
+            reasons[key] = reason
+    operator_names = {n for e in surface.operators.values() for n in (e.name, *e.aliases)}
     stale = sorted(n for n in excluded if n not in operator_names)
     by_package: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for key, entry in sorted(surface.operators.items(), key=lambda kv: kv[1].name):
         pkg = by_package[_package(entry.name, library)]
         pkg["total"] += 1
         hits = surveyed.get(key, [])
-        row = {"name": entry.name, "kind": entry.kind, "module": entry.module}
+        row = {"name": entry.name, "kind": entry.kind, "module": entry.module, "aliases": list(entry.aliases)}
         if hits:
             probing = [c for c in hits if c.skip is None]
             if probing:
@@ -522,8 +562,8 @@ def coverage_report(library: str, registries: list[str], depth: int | None = Non
             else:
                 skipped.append({**row, "reason": hits[0].skip})
                 pkg["skipped"] += 1
-        elif entry.name in excluded:
-            listed.append({**row, "reason": excluded[entry.name]})
+        elif key in reasons:
+            listed.append({**row, "reason": reasons[key]})
             pkg["not_surveyed"] += 1
         else:
             missing.append(row)
@@ -543,6 +583,7 @@ def coverage_report(library: str, registries: list[str], depth: int | None = Non
         "not_surveyed": listed,
         "missing": missing,
         "stale_not_surveyed": stale,
+        "unmatched_cases": _unmatched(loaded, surface),
         "not_operators": surface.not_operators,
         "by_package": {
             p: {k: c.get(k, 0) for k in ("total", "covered", "skipped", "not_surveyed", "missing")}
@@ -557,12 +598,13 @@ def coverage_report(library: str, registries: list[str], depth: int | None = Non
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m opsweep.coverage")
-    ap.add_argument("--library", required=True)
+    ap.add_argument("--library", default=None, help="top-level package (default: the LIBRARY the registries' suite names)")
     ap.add_argument("--registry", action="append", default=[], required=True)
     ap.add_argument("--depth", type=int, default=None, help="count only modules this many levels deep (default: any)")
     args = ap.parse_args(argv)
     depth = args.depth if args.depth and args.depth > 0 else None
     try:
+        args.library = args.library or suite_library(args.registry)
         report = coverage_report(args.library, args.registry, depth)
     except RegistryError as e:
         print(json.dumps({"error": str(e)}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import textwrap
 
@@ -15,8 +16,9 @@ from opsweep import coverage
 
 LIB = {
     "__init__.py": """
+        from deeplib import sub
         from deeplib.ops import double, Scale
-        __all__ = ["double", "Scale", "_hidden"]
+        __all__ = ["double", "Scale", "sub", "_hidden"]  # sub: listed, so its modules' names are public
     """,
     "ops.py": """
         import torch
@@ -302,3 +304,109 @@ def test_main_prints_json_and_reports_broken_registries(deeplib, capsys):
     deeplib.write_text("raise ValueError('boom')\n")
     assert coverage.main(["--library", "deeplib", "--registry", str(deeplib)]) == 2
     assert "boom" in json.loads(capsys.readouterr().out)["error"]
+
+
+# ---------------------------------------------------------------------------------------------
+# What the library declares: python/tests/fixtures/covfix (covlib, and the suite covsuite over it)
+
+COVFIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "covfix")
+COVSUITE_REGISTRY = os.path.join(COVFIX, "covsuite", "cases_cov.py")
+
+
+@pytest.fixture()
+def covlib(monkeypatch):
+    monkeypatch.syspath_prepend(COVFIX)
+    yield
+    for name in [m for m in sys.modules if m.split(".")[0] in ("covlib", "covsuite")]:
+        del sys.modules[name]
+
+
+def _operators(library="covlib"):
+    return {e.name: e for e in coverage.public_surface(library).operators.values()}
+
+
+def test_what_all_declares_is_the_public_set_one_operator_per_object(covlib):
+    ops = _operators()
+    assert sorted(ops) == [
+        "covlib.Accuracy", "covlib.Accuracy.best", "covlib.Scale", "covlib.blend", "covlib.double",
+        "covlib.legacy.old_op",  # a listed module without __all__: its own public names
+        "covlib.nn.Blur", "covlib.nn.Quat", "covlib.nn.Quat.__add__", "covlib.nn.Quat.__mul__",
+        "covlib.nn.layers.only_here",  # the fallback, in a module below a listed package
+        "covlib.twice",  # a deprecated alias that is a function of its own: its own operator
+    ]
+    # an alias of the same object is one operator, listed with every public name that exports it
+    assert ops["covlib.double"].aliases == ("covlib.double_v1",)
+    # named where exported, never where a plain module re-imports it for its own use
+    assert ops["covlib.nn.Blur"].aliases == ("covlib.nn.layers.Blur",)
+    everything = {n for e in ops.values() for n in (e.name, *e.aliases)}
+    assert not {"covlib.nn.layers.double", "covlib.metrics.double", "covlib.ops.double"} & everything
+    # a module the package's __all__ does not list is its implementation, at any depth
+    assert "covlib.ops.helper" not in everything and "covlib.blend.blend_helper" not in everything
+    assert "covlib._secret" not in everything
+
+
+def test_governed_modules_are_the_unlisted_ones(covlib):
+    from opsweep.public_names import declared_surface
+
+    surface = declared_surface("covlib")
+    assert surface.declaring == ["covlib"]
+    # blend is governed although __all__ says "blend": that name is the function, not the module
+    assert surface.governed == ["covlib.blend", "covlib.metrics", "covlib.ops"]
+    double = surface.lookup(sys.modules["covlib.ops"].double)
+    assert double.name == "covlib.double" and double.declared
+    only_here = surface.lookup(sys.modules["covlib.nn.layers"].only_here)
+    assert only_here.names == ("covlib.nn.layers.only_here",) and not only_here.declared
+
+
+def test_generic_methods_are_not_operators(covlib):
+    kinds = {t["name"]: t["kind"] for t in coverage.public_surface("covlib").not_operators}
+    abstract = "generic method (of an abstract class: it runs only as its subclasses inherit it)"
+    # an abstract base's operator dunders and methods run only as what its subclasses inherit
+    assert kinds["covlib.Metric"] == "base class"
+    assert kinds["covlib.Metric.__add__"] == abstract and kinds["covlib.Metric.sync"] == abstract
+    # a library override of nn.Module's own methods is nn.Module's generic method
+    assert kinds["covlib.Metric.double"] == "generic method (overrides Module.double of torch)"
+    assert kinds["covlib.Metric.state_dict"] == "generic method (overrides Module.state_dict of torch)"
+    assert kinds["covlib.nn.Quat.to"] == "generic method (overrides Module.to of torch)"
+    assert kinds["covlib.nn.Quat.train"] == "generic method (overrides Module.train of torch)"
+    assert kinds["covlib.Accuracy.update"].startswith("hook")
+    # a concrete value type's arithmetic and a class's own methods stay operators
+    ops = _operators()
+    assert {"covlib.nn.Quat.__add__", "covlib.nn.Quat.__mul__", "covlib.Accuracy.best"} <= set(ops)
+    assert not [n for n in ops if n.startswith("covlib.Metric") or n.startswith("covlib.Accuracy.__")]
+
+
+def test_cases_cover_through_any_name_and_unmatched_cases_are_reported(covlib):
+    report = coverage.coverage_report("covlib", [COVSUITE_REGISTRY])
+    assert _names(report["covered_names"]) == ["covlib.Accuracy", "covlib.double", "covlib.nn.Quat.__add__"]
+    assert _names(report["skipped"]) == ["covlib.twice"]
+    # NOT_SURVEYED may name an operator by any of its public names
+    assert [(r["name"], r["aliases"]) for r in report["not_surveyed"]] == [("covlib.nn.Blur", ["covlib.nn.layers.Blur"])]
+    assert report["stale_not_surveyed"] == []
+    assert report["total"] == 12 and report["cases"] == 7
+    assert report["unmatched_cases"] == [
+        {"case": "Metric.add", "registry": "cases_cov.py", "target": "covlib.Metric.__add__",
+         "why": "public, but no operator: generic method (of an abstract class: it runs only as its subclasses inherit it)"},
+        {"case": "helper", "registry": "cases_cov.py", "target": "covlib.ops.helper", "why": "not a public name of covlib"},
+        {"case": "relu", "registry": "cases_cov.py", "target": "torch._VariableFunctionsClass.relu",
+         "why": "not part of covlib"},
+    ]
+
+
+def test_the_library_comes_from_the_suite_or_is_needed(covlib, tmp_path, capsys):
+    assert coverage.main(["--registry", COVSUITE_REGISTRY]) == 0
+    assert json.loads(capsys.readouterr().out)["library"] == "covlib"
+    loose = tmp_path / "cases_loose.py"
+    loose.write_text("CASES = []\n")
+    assert coverage.main(["--registry", COVSUITE_REGISTRY, "--registry", str(loose)]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error == "--library NAME is needed: cases_loose.py is in no suite package that assigns LIBRARY in its __init__.py"
+    other = tmp_path / "othersuite"
+    other.mkdir()
+    (other / "__init__.py").write_text('LIBRARY = "otherlib"\n')
+    (other / "cases_other.py").write_text("CASES = []\n")
+    assert coverage.main(["--registry", COVSUITE_REGISTRY, "--registry", str(other / "cases_other.py")]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == (
+        "--library NAME is needed: the registries' suites name covlib and otherlib")
+    # --library wins over the suite's
+    assert coverage.main(["--library", "covlib", "--registry", str(loose)]) == 0

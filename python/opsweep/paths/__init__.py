@@ -79,9 +79,10 @@ def common_harness_files() -> list[tuple[str, str]]:
     from opsweep.library import _py_files
 
     own = {rel for s in PATHS.values() for module in (s.module, *s.uses) for rel, _ in _module_files(module)}
-    # coverage.py (the coverage report) and repro.py (the reproducer writer) never run a probe:
-    # editing them changes no verdict, so it re-probes nothing
-    files = _py_files(_root(), exclude=("registries", "coverage.py", "repro.py"))
+    # coverage.py (the coverage report), public_names.py (what a library declares public, which
+    # only coverage reads) and repro.py (the reproducer writer) never run a probe: editing them
+    # changes no verdict, so it re-probes nothing
+    files = _py_files(_root(), exclude=("registries", "coverage.py", "public_names.py", "repro.py"))
     return [(rel, path) for rel, path in files if rel not in own]
 
 
