@@ -14,7 +14,7 @@ def kornia_cases() -> dict[str, Any]:
     """``{name: Case}`` of every case of the bundled kornia registries."""
     from opsweep.registry import load_registries
 
-    files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")))
+    files = sorted(glob.glob(os.path.join(ROOT, "python", "opsweep_suites", "kornia", "cases_*.py")))
     return {lc.case.name: lc.case for lc in load_registries(files)}
 
 

@@ -55,7 +55,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PYTHON_DIR = os.path.join(ROOT, "python")
-REGISTRIES = os.path.join(PYTHON_DIR, "opsweep", "registries", "kornia")
+REGISTRIES = os.path.join(PYTHON_DIR, "opsweep_suites", "kornia")
 
 # (file in kornia, function qualname): a body edit of each
 FUNCTION_EDITS = [

@@ -12,7 +12,7 @@ only (no capture), for every case:
     PYTHONPATH=python nice -n 10 python3 scripts/audit_fresh_inputs.py [REGISTRY ...]
         [--out audit.jsonl] [--only NAME ... | --only-file FILE] [--export] [--resume] [--summary-only]
 
-REGISTRY defaults to every python/opsweep/registries/kornia/cases_*.py. For each case that is not
+REGISTRY defaults to every python/opsweep_suites/kornia/cases_*.py. For each case that is not
 skipped it builds the target (``materialize``), draws the fresh set as the harness does (same
 seed), runs eager on the trace inputs and on the fresh inputs (``opsweep.job.eager_calls``, seed 0,
 each on a fresh module, as ``ProbeContext.eager_on``) and flags:
@@ -61,7 +61,7 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_REGISTRIES = os.path.join(ROOT, "python", "opsweep", "registries", "kornia", "cases_*.py")
+DEFAULT_REGISTRIES = os.path.join(ROOT, "python", "opsweep_suites", "kornia", "cases_*.py")
 
 EXPLODE_RATIO = 1e3
 EXPLODE_FLOOR = 1e-3

@@ -72,6 +72,11 @@ def loading(real_path: str) -> Iterator[None]:
         _LOADING.pop()
 
 
+def loading_registry() -> str:
+    """The real path of the registry file being imported, or "" outside a registry import."""
+    return _LOADING[-1] if _LOADING else ""
+
+
 def _real(filename: str) -> str:
     real = _REAL.get(filename)
     if real is None:
@@ -82,7 +87,7 @@ def _real(filename: str) -> str:
 def _caller_origin(depth: int = 2) -> str:
     """``file.py:line`` of the registry line that made the case: the outermost frame on the stack
     that runs the registry file being imported, so a case built by a helper (in the registry or in
-    another module, e.g. _common.py) names the registry line that called the helper. Outside a
+    another module, e.g. a suite's helper or opsweep.toolkit) names the registry line that called the helper. Outside a
     registry import, or when no frame runs that file, the direct caller of ``case()``."""
     caller = sys._getframe(depth)
     if _LOADING:

@@ -110,7 +110,7 @@ def _package_location(path: str) -> tuple[str, str] | None:
 def _module_name(path: str) -> str:
     """The name a registry file is imported under.
 
-    Inside a package (e.g. ``opsweep/registries/kornia/cases_color.py``) it is the file's dotted
+    Inside a package (e.g. ``opsweep_suites/kornia/cases_color.py``) it is the file's dotted
     name, so relative imports work; a loose file gets ``opsweep_registry_<stem>_<path digest>``.
     """
     located = _package_location(path)
@@ -159,20 +159,22 @@ def _import_failure(path: str, exc: BaseException) -> str:
 _REGISTRY_FILES: set[str] = set()
 _REGISTRY_PACKAGES: set[str] = set()
 _REALPATHS: dict[str, str] = {}
+_TOOLKIT_DIR = os.path.join(os.path.dirname(os.path.realpath(__file__)), "toolkit")
 
 
 def is_registry_file(path: str) -> bool:
     """True when ``path`` (absolute, as in a traceback) is registry code: a registry file loaded by
     ``load_registries`` / ``load_registry_file`` in this process, or another module of a loaded
-    registry's package (its helpers, such as ``registries/kornia/_common.py``). Symlinks are
-    resolved; ``<string>`` and other pseudo-files are not registry code. The evidence of a failure
+    registry's package (its helpers, such as a suite's ``_common.py``), or a module of the case
+    toolkit (``opsweep/toolkit/``, whose wrappers a registry's case runs). Symlinks are resolved; ``<string>`` and other pseudo-files are not registry code. The evidence of a failure
     uses it to tell a registry's own mistake from a finding about the library."""
     if not path or path.startswith("<"):
         return False
     real = _REALPATHS.get(path)
     if real is None:
         real = _REALPATHS[path] = os.path.realpath(path)
-    return real in _REGISTRY_FILES or os.path.dirname(real) in _REGISTRY_PACKAGES
+    folder = os.path.dirname(real)
+    return real in _REGISTRY_FILES or folder in _REGISTRY_PACKAGES or folder == _TOOLKIT_DIR
 
 
 def registry_seed(path: str) -> int:
@@ -486,7 +488,7 @@ def _module_config(m: torch.nn.Module, depth: int) -> dict[str, Any]:
 # Code written in registries: hashed by what it does, not by where it sits
 #
 # A wrapper class, a lambda or a helper written in a registry (or in a registry's helper module such
-# as _common.py, or in a test) is part of the case: editing it must re-probe the case, and moving it
+# as a suite's _common.py, the case toolkit, or a test) is part of the case: editing it must re-probe the case, and moving it
 # to another module must not. Such code is identified by a digest of its code objects (bytecode,
 # names, constants, nested code), its defaults, closure cells and the globals it reads, and for a
 # class by its bases and every attribute of its body. Names and module paths are left out. Installed
@@ -494,6 +496,10 @@ def _module_config(m: torch.nn.Module, depth: int) -> dict[str, Any]:
 # elsewhere (the job key's library fields), torch's by its version.
 
 _INSTALLED: frozenset[str] | None = None
+# Installed code that is case code all the same: the bundled suites' package, and opsweep's public
+# case toolkit (wrappers, input helpers, fresh-input declarations), whose code enters fingerprints.
+CASE_CODE_PACKAGES = frozenset({"opsweep_suites"})
+TOOLKIT = "opsweep.toolkit"
 
 
 def _installed_top_levels() -> frozenset[str]:
@@ -504,7 +510,7 @@ def _installed_top_levels() -> frozenset[str]:
             found = frozenset(importlib.metadata.packages_distributions())
         except Exception:  # noqa: BLE001 - a broken metadata entry must not stop loading
             found = frozenset()
-        _INSTALLED = found - {"opsweep"}
+        _INSTALLED = found - {"opsweep", *CASE_CODE_PACKAGES}
     return _INSTALLED
 
 
@@ -526,7 +532,7 @@ _HASHED_BY_CODE: dict[Any, bool] = {}
 
 def hashed_by_code(obj: Any) -> bool:
     """True for a Python function or class written in a registry, a registry helper module (the
-    bundled ``opsweep.registries`` included) or a test: code that is part of the case. False for
+    case toolkit and the bundled suites included) or a test: code that is part of the case. False for
     installed code (site-packages, an installed distribution in a source checkout), the standard
     library, builtins and opsweep's harness (keyed by the harness digest)."""
     if not isinstance(obj, (types.FunctionType, type)):
@@ -546,8 +552,8 @@ def hashed_by_code(obj: Any) -> bool:
 def _hashed_by_code(obj: Any) -> bool:
     module = getattr(obj, "__module__", None) or ""
     top = module.split(".", 1)[0]
-    if top == "opsweep":  # the bundled registries are case code; the harness is keyed by its own digest
-        return module == "opsweep.registries" or module.startswith("opsweep.registries.")
+    if top == "opsweep" or top in CASE_CODE_PACKAGES:  # the rest of opsweep is keyed by the harness digest
+        return is_case_code_module(module)
     if top in sys.stdlib_module_names or top == "builtins":
         return False
     filename = _defining_file(obj)
@@ -580,12 +586,28 @@ def _const_repr(const: Any) -> str:
     return _ADDRESS.sub("", repr(const))
 
 
+def is_case_code_module(module: str) -> bool:
+    """True for a module of the case toolkit or of a bundled suite: case code, hashed by what it does."""
+    top = module.split(".", 1)[0]
+    return top in CASE_CODE_PACKAGES or module == TOOLKIT or module.startswith(TOOLKIT + ".")
+
+
+def _names_without_case_code_modules(code: types.CodeType) -> tuple:
+    """``co_names`` with the module an import of case code names left out (``from <suite>._common
+    import Built`` in a function body): where a helper lives is not what it does, so moving one
+    re-keys nothing. What the import takes (``Built``) stays, as do imports of installed code."""
+    if not any(is_case_code_module(n) for n in code.co_names):
+        return code.co_names
+    imported = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "IMPORT_NAME"}
+    return tuple("<case code module>" if n in imported and is_case_code_module(n) else n for n in code.co_names)
+
+
 def _code_digest(code: types.CodeType, doc: str | None = None) -> str:
     """Process-independent digest of a code object: bytecode, names and constants (nested code
     too). ``doc``, the function's docstring, is left out: it does not change what the code does."""
     h = hashlib.blake2b(digest_size=12)
     h.update(code.co_code)
-    h.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    h.update(repr((_names_without_case_code_modules(code), code.co_varnames, code.co_freevars)).encode())
     for i, const in enumerate(code.co_consts):
         if i == 0 and doc is not None and const == doc:
             const = None

@@ -4,7 +4,7 @@ inputs drawn at those shapes (docs/dynamic-shapes.md).
 Contract:
 - ``plan_for(case)`` decides the varied dimensions, in this order of precedence: the case's own
   ``dynamic=`` (``{input index: dims}``, or an opt-out reason string); an entry of an override
-  module (``OVERRIDE_MODULES``: ``opsweep/registries/<library>/_dynamic_overrides.py``, a dict
+  module (``OVERRIDE_MODULES``: ``opsweep_suites/<suite>/_dynamic_overrides.py``, a dict
   ``DYNAMIC`` keyed by case name, see ``parse_override``); else the defaults:
   * dimension 0 (batch) of every tensor input whose dimension 0 has the first input's size
     (the first input must have at least one dimension);
@@ -55,7 +55,7 @@ from opsweep.case import Case
 MAX_STEP = 16
 # Seed of the generator that draws inputs at other shapes (mixed with the case name and shapes).
 SHAPES_SEED = 20261215
-# Override modules: every ``opsweep/registries/<library>/_dynamic_overrides.py`` (found once).
+# Override modules: every ``opsweep_suites/<suite>/_dynamic_overrides.py`` (found once).
 OVERRIDE_MODULE_NAME = "_dynamic_overrides"
 
 
@@ -191,8 +191,8 @@ def default_dims(inputs: Sequence[torch.Tensor]) -> dict[int, tuple[int, ...]]:
 def _override_modules() -> list[str]:
     names: list[str] = []
     try:
-        import opsweep.registries as registries
-    except ImportError:  # pragma: no cover - the package always ships its registries
+        import opsweep_suites as registries
+    except ImportError:  # no bundled suites installed: no overrides
         return names
     for info in sorted(pkgutil.iter_modules(registries.__path__), key=lambda m: m.name):
         if not info.ispkg:
@@ -200,7 +200,7 @@ def _override_modules() -> list[str]:
         package = f"{registries.__name__}.{info.name}"
         try:
             sub = importlib.import_module(package)
-        except Exception:  # noqa: BLE001 - a broken registry package has no overrides
+        except Exception:  # noqa: BLE001 - a broken suite has no overrides
             continue
         if any(m.name == OVERRIDE_MODULE_NAME for m in pkgutil.iter_modules(sub.__path__)):
             names.append(f"{package}.{OVERRIDE_MODULE_NAME}")

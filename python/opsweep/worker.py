@@ -110,7 +110,8 @@ _KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU
 def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
     """Digest of everything the registries' input values are computed from, except the CPU: the
     source of every loaded module under the registry folders (the registries and the helpers they
-    import), the harness code that loads them (opsweep/__init__.py, case.py, registry.py), the
+    import), the harness code that loads them (opsweep/__init__.py, case.py, registry.py) and the case
+    toolkit that makes them (opsweep/toolkit/), the
     surveyed library's sources, the torch, numpy and Python versions, the torch thread count and
     the variables that steer kernels (docs/formats.md section 4.2). Two machines that build a case
     under one recipe built the same case: a fingerprint that differs is the CPU rounding float32
@@ -131,7 +132,8 @@ def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
     for var in _KERNEL_ENV:
         add("env:" + var, os.environ.get(var, "").encode())
     harness = os.path.dirname(os.path.abspath(__file__))
-    for name in ("__init__.py", "case.py", "registry.py"):
+    toolkit = sorted(f"toolkit/{n}" for n in os.listdir(os.path.join(harness, "toolkit")) if n.endswith(".py"))
+    for name in ("__init__.py", "case.py", "registry.py", *toolkit):
         with open(os.path.join(harness, name), "rb") as f:
             add("harness:" + name, f.read())
     roots = sorted({os.path.join(os.path.abspath(f), "") for f in folders})

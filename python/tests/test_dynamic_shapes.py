@@ -169,7 +169,7 @@ def test_the_dynamic_modules_belong_to_the_dynamic_paths_only():
     assert "shapes.py" not in common and "paths/_dynamic.py" not in common
     for pid in ("export-dynamic", "onnx-dynamic", "compile-dynamic"):
         assert {"opsweep.shapes", "opsweep.paths._dynamic"} <= set(PATHS[pid].uses)
-        assert "opsweep.registries.kornia._dynamic_overrides" in PATHS[pid].uses
+        assert "opsweep_suites.kornia._dynamic_overrides" in PATHS[pid].uses
     assert "opsweep.paths.onnx" in PATHS["onnx-dynamic"].uses and "opsweep.paths.compile" in PATHS["compile-dynamic"].uses
     assert len({harness_digest(s) for s in PATHS.values()}) == len(PATHS)
 
@@ -183,7 +183,7 @@ SUPERSEDED_OVERRIDES = {"RandomCrop[pad_if_needed]"}
 def test_every_kornia_override_names_a_bundled_case_and_parses():
     from opsweep.registry import load_registries
 
-    folder = os.path.join(os.path.dirname(shapes.__file__), "registries", "kornia")
+    folder = os.path.join(os.path.dirname(os.path.dirname(shapes.__file__)), "opsweep_suites", "kornia")
     files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.startswith("cases_") and f.endswith(".py"))
     cases = {lc.case.name: lc.case for lc in load_registries(files)}
     table = shapes.overrides()

@@ -280,7 +280,7 @@ def test_frozen_bound_calls_frozen_only_what_eager_makes_improbable():
 @pytest.fixture(scope="module")
 def kornia_generators() -> dict:
     library = load_library("kornia")
-    import opsweep.registries.kornia as bundled
+    import opsweep_suites.kornia as bundled
 
     path = os.path.join(os.path.dirname(bundled.__file__), "cases_augmentation.py")
     wanted = {"ProbabilityGenerator", "ResizeGenerator"}

@@ -11,13 +11,14 @@ import torch
 
 from opsweep.case import Case, loading
 from opsweep.paths.base import draw_fresh_inputs
-from opsweep.registries.kornia import _common as C
+from opsweep.toolkit import fresh as fresh_module
+from opsweep_suites.kornia import _common as C
 from opsweep.registry import RegistryError, load_registries
 
 torch.set_num_threads(1)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KORNIA = os.path.join(HERE, "..", "opsweep", "registries", "kornia")
+KORNIA = os.path.join(HERE, "..", "opsweep_suites", "kornia")
 AUDIT = os.path.join(HERE, "..", "..", "scripts", "audit_fresh_inputs.py")
 
 
@@ -164,10 +165,10 @@ def test_the_table_of_second_values_never_enters_a_fingerprint():
 
     from opsweep.registry import encode
 
-    before = json.dumps(encode(C._SECOND), sort_keys=True)
+    before = json.dumps(encode(fresh_module._SECOND), sort_keys=True)
     with loading("/somewhere/else/cases_x.py"):
         C.structured(torch.zeros(2), torch.ones(2))
-    after = json.dumps(encode(C._SECOND), sort_keys=True)
+    after = json.dumps(encode(fresh_module._SECOND), sort_keys=True)
     assert before == after
     assert "/somewhere" not in after and "cases_" not in after
     with loading("/somewhere/else/cases_x.py"):

@@ -12,7 +12,7 @@ from opsweep.registry import is_registry_file, load_registries
 
 torch.set_num_threads(1)
 
-KORNIA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep", "registries", "kornia")
+KORNIA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep_suites", "kornia")
 
 # case -> (registry, exception kornia raises with valid inputs)
 LIBRARY_DEFECTS = {

@@ -293,9 +293,9 @@ def test_quick_preset_reuses_the_bundled_cases_unchanged():
     import importlib
     import os
 
-    presets = os.path.join(os.path.dirname(importlib.import_module("opsweep.registries.kornia").__file__), "presets")
+    presets = os.path.join(os.path.dirname(importlib.import_module("opsweep_suites.kornia").__file__), "presets")
     quick = {lc.case.name: lc.fingerprint for lc in load_registries([os.path.join(presets, "quick.py")])}
-    import opsweep.registries.kornia.presets.quick as q
+    import opsweep_suites.kornia.presets.quick as q
 
     full = {}
     for source in q._SOURCES:
@@ -396,7 +396,7 @@ def test_helper_modules_of_a_registry_package_are_registry_code():
 
     from opsweep.registry import is_registry_file
 
-    kornia_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep", "registries", "kornia")
+    kornia_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep_suites", "kornia")
     load_registries([os.path.join(kornia_dir, "cases_color.py")])
     assert is_registry_file(os.path.join(kornia_dir, "_common.py"))
     assert not is_registry_file(torch.__file__)

@@ -1,4 +1,4 @@
-"""The bundled registries' wrappers (registries/kornia/_common.py): one name, one behaviour."""
+"""The case toolkit's wrappers (opsweep.toolkit.wrappers) and the bundled registries that use them: one name, one behaviour."""
 
 import ast
 import collections
@@ -7,12 +7,12 @@ import os
 import pytest
 import torch
 
-from opsweep.registries.kornia import _common as W
+from opsweep import toolkit as W
 from opsweep.registry import public_name
 
 torch.set_num_threads(1)
 
-KORNIA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep", "registries", "kornia")
+KORNIA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep_suites", "kornia")
 
 
 def _registry_sources():
@@ -114,7 +114,7 @@ def test_a_replayed_call_rebuilds_kornia_objects_so_an_in_place_method_sees_the_
     # and each call saw the previous one's result (false mismatches on export and compile)
     from kornia.geometry.boxes import Boxes
 
-    from opsweep.registries.kornia._breadth import replay
+    from opsweep_suites.kornia._breadth import replay
 
     boxes = Boxes.from_tensor(torch.tensor([[[1.0, 2.0, 5.0, 6.0]]]), mode="xyxy")
 

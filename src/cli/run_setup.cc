@@ -2,6 +2,8 @@
 
 #include "cli/capture.h"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <sched.h>
@@ -18,31 +20,6 @@
 namespace opsweep::cli {
 
 namespace fs = std::filesystem;
-
-bool ResolveRegistries(const std::string& python, const std::string& preset, const std::vector<std::string>& cases,
-                       std::vector<std::string>* out, std::string* err) {
-  out->clear();
-  if (!preset.empty() && !cases.empty()) {
-    *err = "--preset and --cases exclude each other";
-    return false;
-  }
-  if (!preset.empty()) {
-    std::string file;
-    if (!BundledPreset(python, preset, &file, err)) return false;
-    out->push_back(file);
-    return true;
-  }
-  if (cases.empty()) return BundledRegistries(python, out, err);
-  for (const auto& c : cases) {
-    std::error_code ec;
-    if (!fs::is_regular_file(c, ec)) {
-      *err = fmt::format("--cases {}: no such file", c);
-      return false;
-    }
-    out->push_back(fs::absolute(c).lexically_normal().string());
-  }
-  return true;
-}
 
 std::string ResolvePython(const std::string& flag) {
   if (!flag.empty()) return flag;
@@ -67,29 +44,55 @@ std::vector<std::string> WorkerProgram(const std::string& python) {
   return {python, "-m", "opsweep.worker"};
 }
 
-namespace {
-}  // namespace
+void AddCaseSourceOptions(CLI::App* cmd, CaseSource* source) {
+  cmd->add_option("--suite", source->suite,
+                  "The suite to survey: a bundled suite's name, or a folder of registries (default: the one bundled "
+                  "suite; required when there are several)");
+  cmd->add_option("--preset", source->preset, "One of the suite's presets instead of all its registries (e.g. quick)");
+  cmd->add_option("--cases", source->cases, "Registry files instead of a suite");
+}
 
-bool BundledRegistryDir(const std::string& python, std::string* dir, std::string* err) {
+bool BundledSuites(const std::string& python, std::string* root, std::vector<std::string>* names, std::string* err) {
   std::string text;
   int status = 0;
-  if (!RunAndCapture({python, "-c", "import opsweep, os; print(os.path.dirname(os.path.abspath(opsweep.__file__)))"},
+  if (!RunAndCapture({python, "-c", "import opsweep_suites, os; print(os.path.dirname(os.path.abspath(opsweep_suites.__file__)))"},
                      Stderr::discard, &text, &status, err)) {
     return false;
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (status != 0 || text.empty()) {
-    *err = fmt::format("'{}' cannot import opsweep, so there are no bundled registries (pass --python, or --cases FILE)",
+    *err = fmt::format("'{}' cannot import opsweep_suites, so there are no bundled suites (pass --python, --suite DIR "
+                       "or --cases FILE)",
                        python);
     return false;
   }
-  *dir = (fs::path(text) / "registries" / "kornia").string();
+  *root = text;
+  names->clear();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(text, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory(ec) && name.rfind("_", 0) != 0 && fs::is_regular_file(entry.path() / "__init__.py", ec)) {
+      names->push_back(name);
+    }
+  }
+  std::sort(names->begin(), names->end());
   return true;
 }
 
-bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err) {
-  std::string dir;
-  if (!BundledRegistryDir(python, &dir, err)) return false;
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list.empty() ? "none" : list;
+}
+
+bool LooksLikeFolder(const std::string& suite) {
+  std::error_code ec;
+  return suite.find('/') != std::string::npos || suite == "." || suite == ".." || fs::is_directory(suite, ec);
+}
+
+bool SuiteRegistries(const std::string& dir, std::vector<std::string>* out, std::string* err) {
   std::error_code ec;
   out->clear();
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -98,15 +101,13 @@ bool BundledRegistries(const std::string& python, std::vector<std::string>* out,
   }
   std::sort(out->begin(), out->end());
   if (out->empty()) {
-    *err = fmt::format("no bundled registries (cases_*.py) in {} (pass --cases FILE)", dir);
+    *err = fmt::format("no registries (cases_*.py) in the suite {} (pass --cases FILE)", dir);
     return false;
   }
   return true;
 }
 
-bool BundledPreset(const std::string& python, const std::string& name, std::string* file, std::string* err) {
-  std::string dir;
-  if (!BundledRegistryDir(python, &dir, err)) return false;
+bool SuitePreset(const std::string& dir, const std::string& name, std::string* file, std::string* err) {
   std::vector<std::string> known;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(dir) / "presets", ec)) {
@@ -116,12 +117,72 @@ bool BundledPreset(const std::string& python, const std::string& name, std::stri
   }
   std::sort(known.begin(), known.end());
   if (std::find(known.begin(), known.end(), name) == known.end()) {
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    *err = fmt::format("unknown preset '{}' (known: {})", name, list.empty() ? "none" : list);
+    *err = fmt::format("unknown preset '{}' of the suite {} (known: {})", name, fs::path(dir).filename().string(),
+                       JoinNames(known));
     return false;
   }
   *file = (fs::path(dir) / "presets" / (name + ".py")).string();
+  return true;
+}
+
+}  // namespace
+
+bool ResolveSuite(const std::string& python, const std::string& suite, std::string* dir, std::string* err) {
+  if (!suite.empty() && LooksLikeFolder(suite)) {
+    std::error_code ec;
+    if (!fs::is_directory(suite, ec)) {
+      *err = fmt::format("--suite {}: no such folder", suite);
+      return false;
+    }
+    *dir = fs::absolute(suite).lexically_normal().string();
+    return true;
+  }
+  std::string root;
+  std::vector<std::string> names;
+  if (!BundledSuites(python, &root, &names, err)) return false;
+  if (suite.empty()) {
+    if (names.size() != 1) {
+      *err = names.empty() ? fmt::format("no bundled suites in {} (pass --suite DIR or --cases FILE)", root)
+                           : fmt::format("{} bundled suites ({}): choose one with --suite NAME (or --cases FILE)",
+                                         names.size(), JoinNames(names));
+      return false;
+    }
+    *dir = (fs::path(root) / names.front()).string();
+    return true;
+  }
+  if (std::find(names.begin(), names.end(), suite) == names.end()) {
+    *err = fmt::format("unknown suite '{}' (bundled: {}; a folder of registries works too: --suite DIR)", suite,
+                       JoinNames(names));
+    return false;
+  }
+  *dir = (fs::path(root) / suite).string();
+  return true;
+}
+
+bool ResolveRegistries(const std::string& python, const CaseSource& source, std::vector<std::string>* out,
+                       std::string* err) {
+  out->clear();
+  if (!source.cases.empty()) {
+    if (!source.preset.empty() || !source.suite.empty()) {
+      *err = "--cases excludes --suite and --preset (the files are the registries)";
+      return false;
+    }
+    for (const auto& c : source.cases) {
+      std::error_code ec;
+      if (!fs::is_regular_file(c, ec)) {
+        *err = fmt::format("--cases {}: no such file", c);
+        return false;
+      }
+      out->push_back(fs::absolute(c).lexically_normal().string());
+    }
+    return true;
+  }
+  std::string dir;
+  if (!ResolveSuite(python, source.suite, &dir, err)) return false;
+  if (source.preset.empty()) return SuiteRegistries(dir, out, err);
+  std::string file;
+  if (!SuitePreset(dir, source.preset, &file, err)) return false;
+  out->push_back(file);
   return true;
 }
 

@@ -1,10 +1,14 @@
 // What `opsweep run` learns about its surroundings before the first worker starts: which Python
-// runs the workers, the worker command, the bundled registries, cores and memory.
+// runs the workers, the worker command, the registries (a suite, a preset or files), cores and memory.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "store/results_db.h"
+
+namespace CLI {
+class App;
+}
 
 namespace opsweep::cli {
 
@@ -17,21 +21,29 @@ std::string ResolvePython(const std::string& flag);
 // the hook that lets tests and benchmarks run fake workers that need no torch.
 std::vector<std::string> WorkerProgram(const std::string& python);
 
-// The bundled kornia registries: every registries/kornia/cases_*.py of the opsweep package that
-// `python` imports, sorted by name, as absolute paths.
-bool BundledRegistries(const std::string& python, std::vector<std::string>* out, std::string* err);
+// Where a verb's cases come from: --cases FILE..., else a suite (--suite NAME|DIR), optionally one
+// of its presets (--preset NAME). Declared once for run, explain, repro and coverage.
+struct CaseSource {
+  std::string suite;
+  std::string preset;
+  std::vector<std::string> cases;
+};
+void AddCaseSourceOptions(CLI::App* cmd, CaseSource* source);
 
-// A bundled preset: registries/kornia/presets/NAME.py, a registry that selects a representative
-// subset of the bundled cases (e.g. `quick`). An unknown name is an error listing the known ones.
-bool BundledPreset(const std::string& python, const std::string& name, std::string* file, std::string* err);
+// A suite is a folder of registries (cases_*.py, optionally presets/NAME.py). The bundled suites are
+// the packages of `opsweep_suites` in the environment of `python`; --suite NAME picks one of them,
+// --suite DIR (a path with a '/', or an existing folder) a suite of one's own. Without --suite the one
+// bundled suite is taken; when there are several, the error names them. On failure *err is one line.
+bool ResolveSuite(const std::string& python, const std::string& suite, std::string* dir, std::string* err);
 
-// The folder of the bundled kornia registries inside the opsweep package that `python` imports.
-bool BundledRegistryDir(const std::string& python, std::string* dir, std::string* err);
+// The bundled suites' names (sorted), or an error when `python` cannot import opsweep_suites.
+bool BundledSuites(const std::string& python, std::string* root, std::vector<std::string>* names, std::string* err);
 
-// The registries a run (or `explain`) loads: --preset NAME, else the --cases files (absolute), else
-// every bundled registry. Fails (one line) on both flags, an unknown preset, a missing file.
-bool ResolveRegistries(const std::string& python, const std::string& preset, const std::vector<std::string>& cases,
-                       std::vector<std::string>* out, std::string* err);
+// The registries a verb loads: the --cases files (absolute), else the suite's preset, else every
+// cases_*.py of the suite, sorted. Fails (one line) on --cases with --suite or --preset, an unknown
+// suite or preset, a missing file, a suite without registries.
+bool ResolveRegistries(const std::string& python, const CaseSource& source, std::vector<std::string>* out,
+                       std::string* err);
 
 // "--opset 23,17,18" -> "17,18,23": whole numbers, sorted, each once (run and explain). The worker
 // checks them against the onnx it has (and always measures 18, the onnx path's own opset).

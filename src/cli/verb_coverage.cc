@@ -25,7 +25,7 @@ namespace opsweep::cli {
 namespace {
 
 struct CoverageOptions {
-  std::vector<std::string> cases;
+  CaseSource source;
   std::string library = "kornia";
   std::string python;
   int depth = 0;  // 0: modules at any depth
@@ -36,9 +36,9 @@ struct CoverageOptions {
 
 int RunCoverage(const CoverageOptions& o) {
   std::string python = ResolvePython(o.python);
-  std::vector<std::string> registries = o.cases;
+  std::vector<std::string> registries;
   std::string err;
-  if (registries.empty() && !BundledRegistries(python, &registries, &err)) {
+  if (!ResolveRegistries(python, o.source, &registries, &err)) {
     fmt::print(stderr, "opsweep coverage: {}\n", err);
     return kExitBadInput;
   }
@@ -84,7 +84,7 @@ int RunCoverage(const CoverageOptions& o) {
 void RegisterCoverage(CLI::App& app, int* status) {
   auto opts = std::make_shared<CoverageOptions>();
   auto* cmd = app.add_subcommand("coverage", "List the library's public operators that have no case, by module");
-  cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
+  AddCaseSourceOptions(cmd, &opts->source);
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default kornia)");
   cmd->add_option("--python", opts->python, "Python to ask (default as for `opsweep run`)");
   cmd->add_option("--depth", opts->depth,

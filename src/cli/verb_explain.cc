@@ -37,8 +37,7 @@ struct ExplainOptions {
   std::string case_name;
   std::string path;
   std::string db = ".opsweep/results.db";
-  std::vector<std::string> cases;
-  std::string preset;
+  CaseSource source;
   std::string python;
   std::string library;
   std::vector<std::string> opsets;
@@ -82,7 +81,7 @@ bool AskWorker(const ExplainOptions& o, const fs::path& db_path, const std::stri
                std::vector<CaseEntry>* inventory, LibraryIndex* index, std::string* err) {
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
-  if (!ResolveRegistries(python, o.preset, o.cases, &registries, err)) return false;
+  if (!ResolveRegistries(python, o.source, &registries, err)) return false;
   WorkerCommand command;
   command.program = WorkerProgram(python);
   command.registries = registries;
@@ -235,8 +234,7 @@ void RegisterExplain(CLI::App& app, int* status) {
   cmd->add_option("case", opts->case_name, "The case's name")->required();
   cmd->add_option("--path", opts->path, "Only this path (default: every path)");
   cmd->add_option("--db", opts->db, "Results database (default .opsweep/results.db)");
-  cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
-  cmd->add_option("--preset", opts->preset, "A bundled subset instead of every bundled registry (e.g. quick)");
+  AddCaseSourceOptions(cmd, &opts->source);
   cmd->add_option("--python", opts->python, "Python for the worker (default as for opsweep run)");
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default: from the targets)");
   cmd->add_option("--opset", opts->opsets, "ONNX opsets as the survey's run gave them (part of the onnx jobs' keys; default: those of the database's onnx results)")

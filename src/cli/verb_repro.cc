@@ -28,7 +28,7 @@ struct ReproOptions {
   std::string case_name;
   std::string path;
   std::string out;
-  std::vector<std::string> cases;
+  CaseSource source;
   std::string library;
   std::string python;
 };
@@ -42,9 +42,9 @@ std::string SafeName(const std::string& s) {
 
 int RunRepro(const ReproOptions& o) {
   std::string python = ResolvePython(o.python);
-  std::vector<std::string> registries = o.cases;
+  std::vector<std::string> registries;
   std::string err;
-  if (registries.empty() && !BundledRegistries(python, &registries, &err)) {
+  if (!ResolveRegistries(python, o.source, &registries, &err)) {
     fmt::print(stderr, "opsweep repro: {}\n", err);
     return kExitBadInput;
   }
@@ -88,7 +88,7 @@ void RegisterRepro(CLI::App& app, int* status) {
   cmd->add_option("case", opts->case_name, "The case name, as the page shows it")->required();
   cmd->add_option("--path", opts->path, "The path of the job: onnx, export, compile, export-dynamic, onnx-dynamic or compile-dynamic")->required();
   cmd->add_option("-o,--out", opts->out, "Output folder (default repro/CASE-PATH)");
-  cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
+  AddCaseSourceOptions(cmd, &opts->source);
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (named in the script)");
   cmd->add_option("--python", opts->python, "Python to ask (default as for `opsweep run`)");
   cmd->callback([opts, status] { *status = RunRepro(*opts); });

@@ -36,8 +36,7 @@ namespace fs = std::filesystem;
 struct RunOptions {
   // Numbers are taken as text and parsed here, so that a bad value gets our one-line error.
   std::string jobs_text, threads_text, timeout_text, startup_timeout_text, memory_limit_text, max_restarts_text;
-  std::vector<std::string> cases;
-  std::string preset;
+  CaseSource source;
   std::vector<std::string> paths;
   std::vector<std::string> only;
   std::vector<std::string> groups;
@@ -160,7 +159,7 @@ int Run(RunOptions o) {
 
   std::string python = ResolvePython(o.python);
   std::vector<std::string> registries;
-  if (!ResolveRegistries(python, o.preset, o.cases, &registries, &err)) return Error(kExitBadInput, err);
+  if (!ResolveRegistries(python, o.source, &registries, &err)) return Error(kExitBadInput, err);
 
   // The database (its directory is created) before any worker starts: a refused file costs nothing.
   // A dry run reads it if it exists and creates nothing.
@@ -251,8 +250,7 @@ int Run(RunOptions o) {
 void RegisterRun(CLI::App& app, int* status) {
   auto opts = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Probe every case through every path, in warm workers, into the results database");
-  cmd->add_option("--cases", opts->cases, "Registry files (default: the bundled kornia registries)");
-  cmd->add_option("--preset", opts->preset, "A bundled subset instead of every bundled registry (e.g. quick)");
+  AddCaseSourceOptions(cmd, &opts->source);
   cmd->add_option("--paths", opts->paths, "Capture paths, comma-separated (default: every path the worker offers)")
       ->delimiter(',');
   cmd->add_option("--only", opts->only, "Only cases whose name is or starts with this (repeatable)");

@@ -6,7 +6,7 @@ in the harness or the engine changes. ``PATHS`` maps id -> spec in the paths' or
 id), which is the order the worker's ``hello`` reports and the page shows.
 
 Each path has a harness digest of its own (``harness_digest``): the common harness modules (this
-package's parent less the registries, the tools that never run a probe, the path modules, and the
+package's parent less the case toolkit (case code, in case fingerprints), the tools that never run a probe, the path modules, and the
 modules some path names in its ``uses``) plus its own module and the modules in its ``uses``, so
 editing one path's module re-probes only that path's jobs. A module named in a ``uses`` belongs to
 the paths that name it: every path that runs it must name it (opsweep/shapes.py and
@@ -75,14 +75,15 @@ def _module_files(module: str) -> list[tuple[str, str]]:
 
 def common_harness_files() -> list[tuple[str, str]]:
     """(name relative to the opsweep package, absolute path) of the modules every job runs: the
-    package less the registries, the tools, the path modules and what only some paths use."""
+    package less the case toolkit, the tools, the path modules and what only some paths use."""
     from opsweep.library import _py_files
 
     own = {rel for s in PATHS.values() for module in (s.module, *s.uses) for rel, _ in _module_files(module)}
     # coverage.py (the coverage report), public_names.py (what a library declares public, which
     # only coverage reads) and repro.py (the reproducer writer) never run a probe: editing them
-    # changes no verdict, so it re-probes nothing
-    files = _py_files(_root(), exclude=("registries", "coverage.py", "public_names.py", "repro.py"))
+    # changes no verdict, so it re-probes nothing. The case toolkit is case code: what
+    # its wrappers do and the inputs it makes are in each case's fingerprint (opsweep.registry).
+    files = _py_files(_root(), exclude=("toolkit", "coverage.py", "public_names.py", "repro.py"))
     return [(rel, path) for rel, path in files if rel not in own]
 
 

@@ -415,7 +415,7 @@ class ShapeRun:
 
 
 def _raised_by_harness(e: BaseException) -> bool:
-    """True when the innermost frame of ``e`` is harness code (opsweep, not its registries): the
+    """True when the innermost frame of ``e`` is harness code (opsweep, not its case toolkit): the
     call to eager went wrong, not the case."""
     tb = e.__traceback__
     last = None
@@ -425,7 +425,7 @@ def _raised_by_harness(e: BaseException) -> bool:
     if last is None:
         return False
     path = os.path.abspath(last)
-    return path.startswith(_opsweep_dir()) and not path.startswith(os.path.join(_opsweep_dir(), "registries") + os.sep)
+    return path.startswith(_opsweep_dir()) and not path.startswith(os.path.join(_opsweep_dir(), "toolkit") + os.sep)
 
 
 class References:

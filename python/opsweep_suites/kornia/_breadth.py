@@ -45,7 +45,7 @@ def seeded(seed: int, build: Callable[..., Any], *args: Any, **kwargs: Any) -> A
 
 
 def _built(surveys: Any, build: Callable[..., Any], args: tuple, kwargs: dict) -> nn.Module:
-    from opsweep.registries.kornia._common import Built
+    from opsweep.toolkit.wrappers import Built
 
     out = build(*args, **kwargs)
     model = out if getattr(out, "__opsweep_target__", None) is not None else Built(surveys, out)

@@ -59,10 +59,10 @@ from kornia.augmentation.random_generator import PlainUniformGenerator
 from kornia.geometry.transform import warp_affine, warp_affine3d
 from kornia.constants import DataKey
 
-from opsweep.registries.kornia._common import (
-    FRESH_OFFSET, ModuleCall, WithParams, _Slot, batch, case, derived, img, rand, randint, redraw, second_value, split_params, twin,
+from opsweep_suites.kornia._common import (
+    FRESH_OFFSET, ModuleCall, WithParams, ParamSlot, batch, case, derived, img, rand, randint, redraw, second_value, split_params, twin,
 )
-from opsweep.registries.kornia._common import _generator
+from opsweep.toolkit.fresh import seeded_generator
 
 CASES: list = []
 
@@ -214,7 +214,7 @@ FRESH_TRIES = 64
 def _same_structure(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
-    if isinstance(a, _Slot):
+    if isinstance(a, ParamSlot):
         return a.index == b.index
     if isinstance(a, torch.Tensor):
         return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
@@ -237,7 +237,7 @@ def _flag_values(x: torch.Tensor) -> frozenset | None:
 
 def fresh_data(name: str, data: Sequence[torch.Tensor]) -> list:
     """The data of a fresh set: declared inputs by their second values, the rest redrawn like the harness."""
-    gen = _generator("fresh:" + name)
+    gen = seeded_generator("fresh:" + name)
     return [v if (v := second_value(x)) is not None else redraw(x, gen) for x in data]
 
 

@@ -41,8 +41,8 @@ from kornia.geometry.keypoints import Keypoints
 
 import importlib
 
-from opsweep.registries.kornia._breadth import Call, _key, fresh_replay, method_function, record_many, record_second_run, replay, seeded
-from opsweep.registries.kornia._common import FRESH_OFFSET, batch, case, derived, img, rand, randint, structured, volume
+from opsweep_suites.kornia._breadth import Call, _key, fresh_replay, method_function, record_many, record_second_run, replay, seeded
+from opsweep_suites.kornia._common import FRESH_OFFSET, batch, case, derived, img, rand, randint, structured, volume
 
 AAOPS = importlib.import_module("kornia.augmentation.auto.autoaugment.ops")
 RAOPS = importlib.import_module("kornia.augmentation.auto.rand_augment.ops")

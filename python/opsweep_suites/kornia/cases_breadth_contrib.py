@@ -20,8 +20,8 @@ from kornia.models.rt_detr import RTDETRConfig
 from kornia.models.sam import SamConfig
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, _key, lazy_built, lazy_call, method_function, record_many, replay, seeded
-from opsweep.registries.kornia._common import FRESH_OFFSET, Built, batch, img, rand, randn
+from opsweep_suites.kornia._breadth import Call, _key, lazy_built, lazy_call, method_function, record_many, replay, seeded
+from opsweep_suites.kornia._common import FRESH_OFFSET, Built, batch, img, rand, randn
 
 CASES: list = []
 add = CASES.append

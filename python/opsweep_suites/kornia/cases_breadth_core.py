@@ -22,8 +22,8 @@ from kornia.core.mixin.onnx import ONNXExportMixin
 from kornia.core.tensor_wrapper import TensorWrapper
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import img, rand, randint, randn
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import img, rand, randint, randn
 
 CASES: list = []
 add = CASES.append
@@ -128,7 +128,7 @@ class _TwoTensors:
     b: torch.Tensor
 
 
-_TwoTensors.__module__ = "opsweep.registries.kornia.cases_breadth_core"
+_TwoTensors.__module__ = "opsweep_suites.kornia.cases_breadth_core"
 add(case("core.utils.dataclass_to_dict", G, Call(CU.dataclass_to_dict, lambda a, b: CU.dataclass_to_dict(_TwoTensors(a, b))), [_A, _B]))
 add(case("core.utils.dict_to_dataclass", G, Call(CU.dict_to_dataclass, lambda a, b: CU.dict_to_dataclass({"a": a, "b": b}, _TwoTensors)), [_A, _B]))
 

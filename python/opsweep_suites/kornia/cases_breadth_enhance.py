@@ -11,8 +11,8 @@ import importlib
 KH = importlib.import_module("kornia.enhance.histogram")  # `from kornia.enhance import histogram` is the function
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import rand
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import rand
 
 G = "enhance"
 # 96 images of 48 values: more samples than dimensions, so the covariance ZCA inverts is full rank

@@ -72,9 +72,9 @@ from kornia.feature.sold2 import sold2_detector as SD
 from kornia.feature.sold2.structures import BackboneCfg, DetectorCfg, LineDetectorCfg
 from kornia.geometry.conversions import axis_angle_to_rotation_matrix as KG_axis_angle
 
-from opsweep.registries.kornia._breadth import (Call, _key, fresh_replay, lazy_built, lazy_call, method_function, record, record_many, replay,
+from opsweep_suites.kornia._breadth import (Call, _key, fresh_replay, lazy_built, lazy_call, method_function, record, record_many, replay,
                                                 seeded, skipped_cases, truncated)
-from opsweep.registries.kornia._common import FRESH_OFFSET, Built, case, detector_image, rand, randint, randn, structured
+from opsweep_suites.kornia._common import FRESH_OFFSET, Built, case, detector_image, rand, randint, randn, structured
 
 RI = "random init"
 CASES: list = []

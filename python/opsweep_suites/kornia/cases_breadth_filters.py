@@ -9,8 +9,8 @@ import kornia.filters as KFL
 from kornia.filters import kernels as KK
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import rand
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import rand
 
 G = "filters.kernels"
 CASES = []

@@ -36,8 +36,8 @@ from kornia.geometry.ransac import RANSAC
 from kornia.geometry.transform import ImageRegistrator, ScalePyramid
 from kornia.geometry.depth import DepthWarper
 
-from opsweep.registries.kornia._breadth import Call, _key, fresh_replay, method_function, record_many, record_second_run, replay, seeded
-from opsweep.registries.kornia._common import FRESH_OFFSET, camera_matrix, case, derived, img, keep, rand, randn, structured, twin
+from opsweep_suites.kornia._breadth import Call, _key, fresh_replay, method_function, record_many, record_second_run, replay, seeded
+from opsweep_suites.kornia._common import FRESH_OFFSET, camera_matrix, case, derived, img, keep, rand, randn, structured, twin
 
 CASES: list = []
 add = CASES.append

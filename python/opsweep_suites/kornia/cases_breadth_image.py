@@ -14,8 +14,8 @@ from kornia.image import ChannelsOrder, ColorSpace, Image, ImageLayout, ImageSiz
 from kornia.image import base as KIB
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import img, rand
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import img, rand
 
 G = "image"
 _LAYOUT = ImageLayout(ImageSize(32, 40), 3, ChannelsOrder.CHANNELS_FIRST)

@@ -11,8 +11,8 @@ from kornia.losses import dice as KLD
 from kornia.losses import mutual_information as KMI
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, _key, method_function, record_many, replay
-from opsweep.registries.kornia._common import rand, randint, randn
+from opsweep_suites.kornia._breadth import Call, _key, method_function, record_many, replay
+from opsweep_suites.kornia._common import rand, randint, randn
 
 G = "losses"
 CASES = []

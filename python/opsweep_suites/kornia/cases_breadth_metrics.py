@@ -5,8 +5,8 @@ from __future__ import annotations
 import kornia.metrics as KM
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import rand
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import rand
 
 
 def _meter(a, b):

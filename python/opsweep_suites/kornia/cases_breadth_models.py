@@ -58,8 +58,8 @@ from kornia.models.yunet import model as YUM
 from kornia.models.yunet import processors as YUP
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, lazy_built, seeded, skipped_cases
-from opsweep.registries.kornia._common import Built, rand, randint, randn
+from opsweep_suites.kornia._breadth import Call, lazy_built, seeded, skipped_cases
+from opsweep_suites.kornia._common import Built, rand, randint, randn
 
 RI = "random init"
 CASES: list = []

@@ -8,7 +8,7 @@ import kornia.onnx as KONNX
 from kornia.onnx import utils as KOU
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import method_function
+from opsweep_suites.kornia._breadth import method_function
 
 G = "onnx"
 CASES = [

@@ -14,8 +14,8 @@ from kornia.sensors.camera import camera_model as CM
 from kornia.sensors.camera import distortion_model as DM
 from kornia.sensors.camera import projection_model as PM
 
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import FRESH_OFFSET, case, rand, structured
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import FRESH_OFFSET, case, rand, structured
 
 G = "sensors.camera"
 SIZE = ImageSize(480, 640)

@@ -10,8 +10,8 @@ import kornia.feature as KF
 from kornia.tracking import HomographyTracker
 
 from opsweep import case
-from opsweep.registries.kornia._breadth import Call, method_function
-from opsweep.registries.kornia._common import FRESH_OFFSET
+from opsweep_suites.kornia._breadth import Call, method_function
+from opsweep_suites.kornia._common import FRESH_OFFSET
 
 
 def _scene(h=64, w=128, seed=100):

@@ -19,7 +19,7 @@ import kornia.color as KC
 from kornia.color import CFA, ColorMap, ColorMapType
 
 from opsweep import case
-from opsweep.registries.kornia._common import Positional, batch, gray, img, rand, rgba
+from opsweep_suites.kornia._common import Positional, batch, gray, img, rand, rgba
 
 G = "color"
 

@@ -24,7 +24,7 @@ import kornia.enhance as KE
 import kornia.morphology as KM
 from kornia.enhance import ThresholdType
 
-from opsweep.registries.kornia._common import ByName, batch, case, detector_image, gray, img, rand, randn, structured, twin, volume
+from opsweep_suites.kornia._common import ByName, batch, case, detector_image, gray, img, rand, randn, structured, twin, volume
 
 GE = "enhance"
 GM = "morphology"

@@ -23,7 +23,7 @@ from torch import nn
 import kornia.filters as KF
 
 from opsweep import case
-from opsweep.registries.kornia._common import ByName, batch, detector_image, gray, img, rand, randn, volume
+from opsweep_suites.kornia._common import ByName, batch, detector_image, gray, img, rand, randn, volume
 
 GB = "filters.blur"
 GE = "filters.edges"

@@ -22,7 +22,7 @@ import kornia.geometry.depth as KD
 import kornia.geometry.epipolar as KE
 import kornia.geometry.homography as KH
 from kornia.geometry.ransac import RANSAC
-from opsweep.registries.kornia._common import (
+from opsweep_suites.kornia._common import (
     FRESH_OFFSET, Forward, batch, camera_matrix, case, derived, img, keep, method_call, rand, randn, second_value, structured, twin,
 )
 

@@ -38,7 +38,7 @@ from kornia.geometry.plane import Hyperplane, fit_plane
 from kornia.geometry.pose import NamedPose
 from kornia.geometry.quaternion import Quaternion
 from kornia.geometry.vector import Scalar, Vector2, Vector3
-from opsweep.registries.kornia._common import (
+from opsweep_suites.kornia._common import (
     FRESH_OFFSET, Forward, case, derived, detector_image, method_call, rand, randn, structured, twin,
 )
 

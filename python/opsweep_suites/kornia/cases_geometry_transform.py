@@ -18,7 +18,7 @@ from torch import nn
 
 import kornia.geometry.transform as T
 from kornia.geometry import grid as G
-from opsweep.registries.kornia._common import FRESH_OFFSET, Forward, batch, case, derived, gray, img, method_call, rand, second_value, structured, twin
+from opsweep_suites.kornia._common import FRESH_OFFSET, Forward, batch, case, derived, gray, img, method_call, rand, second_value, structured, twin
 
 NOT_SURVEYED: dict = {}  # BaseModel and BaseWarper are bases (types, not counted); see the docstring
 

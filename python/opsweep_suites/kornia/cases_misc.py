@@ -59,7 +59,7 @@ from kornia.geometry.vector import Vector2, Vector3
 from kornia.image import ChannelsOrder, ColorSpace, Image, ImageLayout, ImageSize, PixelFormat
 from kornia.sensors import camera as KCAM
 
-from opsweep.registries.kornia._common import (
+from opsweep_suites.kornia._common import (
     FRESH_OFFSET, ByName, Forward, batch, case, derived, detector_image, gray, img, rand, randint, randn, structured, twin, volume,
 )
 
