@@ -10,7 +10,11 @@ call, under no_grad with seed 0; compilation happens inside that call), ``compar
   first for every case, a second trace that cost about as much as the compile's own once
   inductor's cache holds the graphs (bench/bench_compile_split.py, docs/performance.md).
 - A failure of explain alone does not hide the compile result: graph_breaks stays null, the explain
-  error is kept as the record's error (when the compile has none), and the note says so.
+  error is kept as the record's error (when the compile has none), and the note says so. When the
+  compiled call raised, the record is that failure: its error, and a detail that is the compile's
+  (empty, as every failure's, so the page names the failure by its reason); an explain that raised
+  too leaves graph_breaks null and adds no note. Until 2026-12-07 such a record's detail was
+  explain's ("graph breaks unknown: explain raised ..."), beside the compile's error.
 - Dynamo state is reset before the compile, around explain and after the job, so one case's
   compiled code and guards never leak into the next.
 - ``graph_breaks`` is never negative (see ``graph_break_count``); ``break_reasons`` are the first
@@ -113,9 +117,11 @@ def _record_breaks(ctx: ProbeContext, graph_count: int, break_reasons: Any) -> N
     ctx.graph_breaks = graph_break_count(graph_count - 1, len(break_reasons))
 
 
-def _explain(ctx: ProbeContext) -> None:
+def _explain(ctx: ProbeContext, compile_raised: bool = False) -> None:
     """Graph breaks by ``torch._dynamo.explain``'s own trace (eager backend, seed 0, a fresh copy of
-    the module). A failure of explain alone is kept as a side error: breaks unknown."""
+    the module). A failure of explain alone is kept as a side error: breaks unknown. After a
+    compiled call that raised (``compile_raised``), explain's failure leaves the breaks unknown
+    (graph_breaks null) and nothing else: the record's error and detail are the compile's."""
     import torch
     import torch._dynamo
 
@@ -128,9 +134,10 @@ def _explain(ctx: ProbeContext) -> None:
             explained = torch._dynamo.explain(ctx.module(flat_outputs=False))(*ctx.inputs())
         _record_breaks(ctx, int(explained.graph_break_count) + 1, explained.break_reasons)
     except Exception as e:  # noqa: BLE001 - explain failing alone must not hide the compile's result
-        ctx.side_error = e
         ctx.graph_breaks = None
-        ctx.notes.append(f"graph breaks unknown: explain raised {type(e).__name__}")
+        if not compile_raised:
+            ctx.side_error = e
+            ctx.notes.append(f"graph breaks unknown: explain raised {type(e).__name__}")
     finally:
         torch._dynamo.reset()
         ctx.step = step
@@ -178,7 +185,7 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
             if counter.counting or not counter.clean():  # the first call raised, or broke
                 ctx.capture_s = ctx.run_s if ctx.run_s is not None else time.perf_counter() - t1
                 ctx.run_s = None
-                _explain(ctx)
+                _explain(ctx, compile_raised=True)
             raise
         finally:
             # the first call compiled: it is capture time, and there is no separate run time
