@@ -151,7 +151,18 @@ def _import_failure(path: str, exc: BaseException) -> str:
     if isinstance(exc, SyntaxError) and exc.lineno and os.path.realpath(exc.filename or "") == real:
         line = exc.lineno
     where = f" at {base}:{line}" if line else ""
-    return _one_line(f"{base}: import failed{where}: {type(exc).__name__}: {exc}")
+    text = f"{base}: import failed{where}: {type(exc).__name__}: {exc}"
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        text += (f" (module {exc.name!r} is not installed for the workers' interpreter {_interpreter()}: install it "
+                 f"there, or give the interpreter of the library's environment with --python PATH or OPSWEEP_PYTHON)")
+    return _one_line(text)
+
+
+def _interpreter() -> str:
+    """This interpreter's path, the home folder written ``~`` (messages never carry a home path)."""
+    home = os.path.expanduser("~")
+    exe = sys.executable or "python"
+    return "~" + exe[len(home):] if home not in ("", "/") and exe.startswith(home + os.sep) else exe
 
 
 # Real paths of the registry files loaded in this process, and the folders of registry packages

@@ -1,5 +1,6 @@
 """Registry loading (registry.py): every refusal, inventory entries, fingerprints."""
 
+import os
 import sys
 import textwrap
 
@@ -42,6 +43,20 @@ def test_import_failure_names_type_message_and_line(tmp_path):
         """)
     msg = refusal([p])
     assert msg == "cases_bad.py: import failed at cases_bad.py:4: ZeroDivisionError: division by zero"
+
+
+def test_a_missing_module_names_the_interpreter_and_how_to_choose_another(tmp_path):
+    p = write(tmp_path, "cases_elsewhere.py", """\
+        import library_of_another_env_xyz
+        CASES = []
+        """)
+    msg = refusal([p])
+    assert msg.startswith("cases_elsewhere.py: import failed at cases_elsewhere.py:3: ModuleNotFoundError: "
+                          "No module named 'library_of_another_env_xyz' (module 'library_of_another_env_xyz' is not "
+                          "installed for the workers' interpreter ")
+    assert "--python PATH" in msg and "\n" not in msg
+    home = os.path.expanduser("~")
+    assert home in ("", "/") or home + os.sep not in msg
 
 
 def test_syntax_error_names_the_line(tmp_path):

@@ -42,6 +42,7 @@ struct ExplainOptions {
   std::string library;
   std::vector<std::string> opsets;
   bool offline = false;
+  bool exact = false;  // accepted for symmetry with run: the name is always whole
   bool deps = false;
 };
 
@@ -239,6 +240,9 @@ void RegisterExplain(CLI::App& app, int* status) {
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default: from the targets)");
   cmd->add_option("--opset", opts->opsets, "ONNX opsets as the survey's run gave them (part of the onnx jobs' keys; default: those of the database's onnx results)")
       ->delimiter(',');
+  cmd->add_flag("--exact", opts->exact,
+                "The case name is a whole name, as with `run --only NAME --exact` (explain never takes a prefix: "
+                "`explain op` leaves op[variant] out either way)");
   cmd->add_flag("--offline", opts->offline, "Start no worker: show the stored records and keys, without judging currency");
   cmd->add_flag("--deps", opts->deps, "List every library function and module the record depends on");
   cmd->footer("Environment: OPSWEEP_PYTHON, OPSWEEP_WORKER_CMD (as for opsweep run).");

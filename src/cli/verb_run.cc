@@ -255,7 +255,7 @@ void RegisterRun(CLI::App& app, int* status) {
       ->delimiter(',');
   cmd->add_option("--only", opts->only, "Only cases whose name is or starts with this (repeatable)");
   cmd->add_flag("--exact", opts->exact,
-                "--only names whole cases, not prefixes (--only ColorJitter --exact leaves ColorJitter[random] out)");
+                "--only names whole cases, not prefixes (--only op --exact leaves op[variant] out)");
   cmd->add_option("--groups", opts->groups, "Only cases in these groups or below them (repeatable, comma-separated)")
       ->delimiter(',');
   cmd->add_option("-j,--jobs", opts->jobs_text, "Workers (default: one per core)");
