@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "util/home_paths.h"
+#include "util/trim.h"
 
 namespace opsweep {
 
@@ -91,12 +92,6 @@ std::string RewriteToken(std::string_view token, std::string_view library) {
   }
   if (parts.size() >= 3) return ".../" + std::string(parts.back());
   return std::string(token);
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace

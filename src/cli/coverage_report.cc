@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "util/json_fields.h"
+
 namespace opsweep::cli {
 
 namespace {
-
-std::string Str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 size_t Size(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);

@@ -1,10 +1,7 @@
 #include "cli/snapshot_files.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -12,34 +9,9 @@
 
 #include "snapshot/snapshot_reader.h"
 #include "util/atomic_file.h"
+#include "util/read_file.h"
 
 namespace opsweep::cli {
-namespace {
-
-bool ReadFile(const std::string& path, std::string* out, std::string* err) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    *err = std::strerror(errno);
-    return false;
-  }
-  // One read of the whole file (a stream copy through a stringstream cost 6% of a render). Our
-  // snapshots are replaced by rename (util/atomic_file.h), so a file does not grow under a reader.
-  const std::streamoff size = in.tellg();
-  if (size < 0) {
-    *err = "read error";
-    return false;
-  }
-  out->resize(static_cast<std::size_t>(size));
-  in.seekg(0);
-  in.read(out->data(), size);
-  if (in.gcount() != size) {
-    *err = "read error";
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string OneLineMessage(std::string text) {
   for (char& ch : text) {
@@ -58,7 +30,7 @@ bool LoadSnapshotFile(const std::string& path, snapshot::Snapshot* out, std::str
   const std::string file = SnapshotFilePath(path);
   std::string text, why;
   if (!ReadFile(file, &text, &why)) {
-    *err = OneLineMessage(fmt::format("{}: cannot read: {}", file, why));
+    *err = OneLineMessage(why);
     return false;
   }
   if (!snapshot::ReadSnapshot(text, out, &why)) {

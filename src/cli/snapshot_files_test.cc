@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/snapshot_files.h"
+#include "util/read_file.h"
 
 namespace opsweep::cli {
 namespace {
@@ -41,8 +42,8 @@ TEST_F(SnapshotFilesTest, ReadsEverySnapshotIntoItsOwnSlotInTheOrderGiven) {
   ASSERT_FALSE(one.records.empty());
 
   // Four copies, each with a distinct first record name, so a slot mix-up shows.
-  std::ifstream in(kFixture, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text, read_err;
+  ASSERT_TRUE(ReadFile(kFixture, &text, &read_err)) << read_err;
   const std::string first = "\"" + one.records.front().name + "\"";
   ASSERT_NE(text.find(first), std::string::npos);
   std::vector<std::string> paths;
@@ -63,8 +64,8 @@ TEST_F(SnapshotFilesTest, ReadsEverySnapshotIntoItsOwnSlotInTheOrderGiven) {
 }
 
 TEST_F(SnapshotFilesTest, ReportsTheFirstFailingPathInArgumentOrder) {
-  std::ifstream in(kFixture, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text, read_err;
+  ASSERT_TRUE(ReadFile(kFixture, &text, &read_err)) << read_err;
   const std::string good = Write("good.json", text);
   const std::string truncated = Write("truncated.json", text.substr(0, text.size() / 2));
   const std::string missing = (dir_ / "missing.json").string();
@@ -83,8 +84,8 @@ TEST_F(SnapshotFilesTest, ReportsTheFirstFailingPathInArgumentOrder) {
 }
 
 TEST_F(SnapshotFilesTest, AFolderMeansItsSnapshotJson) {
-  std::ifstream in(kFixture, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text, read_err;
+  ASSERT_TRUE(ReadFile(kFixture, &text, &read_err)) << read_err;
   fs::create_directories(dir_ / "torch-2.13.0");
   Write("torch-2.13.0/snapshot.json", text);
   std::vector<snapshot::Snapshot> all;

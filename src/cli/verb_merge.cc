@@ -11,8 +11,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "classify/classifier.h"
 #include "classify/rules.h"
@@ -22,6 +20,7 @@
 #include "merge/snapshot_builder.h"
 #include "merge/survey.h"
 #include "util/atomic_file.h"
+#include "util/read_file.h"
 
 namespace opsweep::cli {
 
@@ -36,18 +35,6 @@ struct MergeFlags {
   std::string rules_dir;
   std::vector<std::string> registries;
 };
-
-bool ReadFile(const std::string& file, std::string* out, std::string* err) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    *err = file + ": cannot be read";
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 bool LoadRuleSources(const std::string& dir, std::vector<RuleSource>* out, std::string* err) {
   if (dir.empty()) {

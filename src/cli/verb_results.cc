@@ -11,15 +11,14 @@
 #include <fmt/core.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "cli/exit_status.h"
 #include "cli/verbs.h"
 #include "store/results_db.h"
 #include "store/results_text.h"
 #include "util/atomic_file.h"
+#include "util/read_file.h"
 
 namespace opsweep::cli {
 
@@ -54,14 +53,11 @@ int Export(const ResultsOptions& o) {
 }
 
 int Import(const ResultsOptions& o) {
-  std::ifstream in(o.input, std::ios::binary);
-  if (!in) return Error("import", kExitBadInput, fmt::format("cannot read {}", o.input));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  std::string bytes, err;
+  if (!ReadFile(o.input, &bytes, &err)) return Error("import", kExitBadInput, err);
   ResultsContent content;
   std::vector<std::string> warnings;
-  std::string err;
-  if (!ReadResultsText(bytes.str(), &content, &warnings, &err)) {
+  if (!ReadResultsText(bytes, &content, &warnings, &err)) {
     return Error("import", kExitBadInput, fmt::format("{}: {}", o.input, err));
   }
   for (const std::string& w : warnings) fmt::print(stderr, "opsweep results import: warning: {}: {}\n", o.input, w);
@@ -89,7 +85,7 @@ void RegisterResults(CLI::App& app, int* status) {
   cmd->require_subcommand(1);
   auto* ex = cmd->add_subcommand("export", "Write the database as text (one line per job, deterministic bytes)");
   ex->add_option("--db", opts->db, "Results database (default .opsweep/results.db)");
-  ex->add_option("-o,--output", opts->output, "The text file to write (e.g. snapshots/kornia/results.jsonl)")->required();
+  ex->add_option("-o,--output", opts->output, "The text file to write (e.g. snapshots/lib/results.jsonl)")->required();
   ex->callback([opts, status] { *status = Export(*opts); });
   auto* im = cmd->add_subcommand("import", "Add a text form's results to a database (created if missing)");
   im->add_option("file", opts->input, "The text file to read")->required();

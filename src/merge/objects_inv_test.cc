@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+
+#include "util/read_file.h"
 
 namespace opsweep {
 namespace {
@@ -13,10 +13,9 @@ namespace {
 std::string Fixture() {
   const char* root = std::getenv("OPSWEEP_SOURCE_DIR");
   std::string dir = root ? root : OPSWEEP_SOURCE_DIR;
-  std::ifstream in(dir + "/tests/fixtures/merge/objects.inv", std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string bytes, err;
+  EXPECT_TRUE(ReadFile(dir + "/tests/fixtures/merge/objects.inv", &bytes, &err)) << err;
+  return bytes;
 }
 
 TEST(ObjectsInventory, ParsesSphinxV2) {

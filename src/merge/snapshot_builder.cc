@@ -8,6 +8,7 @@
 #include "classify/scrub.h"
 #include "merge/case_name.h"
 #include "snapshot/snapshot_writer.h"
+#include "util/json_fields.h"
 
 namespace opsweep {
 
@@ -19,12 +20,6 @@ constexpr size_t kDetailChars = 300;
 constexpr size_t kErrorChars = 300;
 constexpr size_t kLocationChars = 200;
 constexpr size_t kExamples = 5;
-
-std::string Str(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 json ScalarOrNull(const json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;

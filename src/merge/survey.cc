@@ -3,14 +3,13 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <set>
 #include <tuple>
 
 #include "core/status.h"
 #include "snapshot/checks.h"
 #include "store/results_text.h"
+#include "util/read_file.h"
 
 namespace opsweep {
 
@@ -500,16 +499,11 @@ namespace {
 // The committed text form (store/results_text.h): read as it is. A damaged file is refused: merge
 // never writes a snapshot from part of a survey without saying so (import it to see what remains).
 bool LoadTextContents(const std::string& file, DbContents* out, std::string* err) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    *err = fmt::format("{}: cannot be read", file);
-    return false;
-  }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  std::string bytes;
+  if (!ReadFile(file, &bytes, err)) return false;
   ResultsContent content;
   std::vector<std::string> warnings;
-  if (!ReadResultsText(bytes.str(), &content, &warnings, err)) {
+  if (!ReadResultsText(bytes, &content, &warnings, err)) {
     *err = file + ": " + *err;
     return false;
   }

@@ -4,18 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "util/trim.h"
+
 namespace opsweep::render {
 namespace {
 
 constexpr std::string_view kScopes[] = {".opsweep-page", "table.opsweep"};
 constexpr std::string_view kDarkMedia = "prefers-color-scheme: dark";
-
-std::string Trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
 
 std::vector<std::string> SplitSelectors(std::string_view list) {
   std::vector<std::string> out;
@@ -25,11 +20,11 @@ std::vector<std::string> SplitSelectors(std::string_view list) {
     if (list[i] == '(' || list[i] == '[') ++depth;
     if (list[i] == ')' || list[i] == ']') --depth;
     if (list[i] == ',' && depth == 0) {
-      out.push_back(Trim(list.substr(start, i - start)));
+      out.emplace_back(Trim(list.substr(start, i - start)));
       start = i + 1;
     }
   }
-  out.push_back(Trim(list.substr(start)));
+  out.emplace_back(Trim(list.substr(start)));
   return out;
 }
 
@@ -116,7 +111,7 @@ std::vector<Block> Parse(std::string_view css) {
       size_t open = text.find('{', i);
       size_t close = open == std::string_view::npos ? open : text.find('}', open);
       if (close == std::string_view::npos) return;
-      rules->push_back({Trim(text.substr(i, open - i)), Trim(text.substr(open + 1, close - open - 1))});
+      rules->emplace_back(Trim(text.substr(i, open - i)), Trim(text.substr(open + 1, close - open - 1)));
       i = close + 1;
     }
   };
@@ -133,7 +128,7 @@ std::vector<Block> Parse(std::string_view css) {
     }
     size_t open = css.find('{', i);
     if (open == std::string_view::npos) break;
-    const std::string prelude = Trim(css.substr(i, open - i));
+    const std::string prelude(Trim(css.substr(i, open - i)));
     if (prelude.rfind("@media", 0) == 0) {
       int depth = 1;
       size_t j = open + 1;
@@ -149,7 +144,7 @@ std::vector<Block> Parse(std::string_view css) {
     }
     size_t close = css.find('}', open);
     if (close == std::string_view::npos) break;
-    blocks.push_back({"", {{prelude, Trim(css.substr(open + 1, close - open - 1))}}});
+    blocks.push_back({"", {{prelude, std::string(Trim(css.substr(open + 1, close - open - 1)))}}});
     i = close + 1;
   }
   return blocks;

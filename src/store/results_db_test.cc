@@ -8,7 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
+
+#include "util/read_file.h"
 
 namespace opsweep {
 namespace {
@@ -32,10 +33,9 @@ class TempDir {
 };
 
 std::string ReadBytes(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string bytes, err;
+  EXPECT_TRUE(ReadFile(file, &bytes, &err)) << err;
+  return bytes;
 }
 
 void WriteBytes(const std::string& file, const std::string& bytes) {

@@ -2,8 +2,6 @@
 // tests/fixtures/paths.json: the output of `opsweep.paths.describe_paths()`, committed so that the
 // C++ tests need no Python (python/tests/test_paths.py checks the fixture against the harness).
 #pragma once
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,18 +9,19 @@
 #include <initializer_list>
 
 #include "core/path_spec.h"
+#include "util/read_file.h"
 
 namespace opsweep::testing {
 
 inline std::string BundledPathsJson() {
 #ifdef OPSWEEP_SOURCE_DIR
-  std::ifstream in(std::string(OPSWEEP_SOURCE_DIR) + "/tests/fixtures/paths.json");
+  const std::string file = std::string(OPSWEEP_SOURCE_DIR) + "/tests/fixtures/paths.json";
 #else
-  std::ifstream in("tests/fixtures/paths.json");
+  const std::string file = "tests/fixtures/paths.json";
 #endif
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text, err;
+  if (!ReadFile(file, &text, &err)) throw std::runtime_error(err);
+  return text;
 }
 
 inline std::vector<PathSpec> BundledPaths() {

@@ -5,7 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "util/read_file.h"
 
 namespace opsweep {
 namespace {
@@ -13,10 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string bytes, err;
+  EXPECT_TRUE(ReadFile(p.string(), &bytes, &err)) << err;
+  return bytes;
 }
 
 TEST(AtomicFile, ReplacesOnlyOnCommit) {

@@ -1,11 +1,12 @@
 #include "util/machine.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "util/read_file.h"
+#include "util/trim.h"
 
 namespace opsweep {
 
@@ -16,13 +17,6 @@ namespace {
 constexpr const char* kNumericFeatures[] = {"sse4_2",     "avx",         "fma",         "avx2",     "avx512f",
                                             "avx512bw",   "avx512vl",    "avx512_vnni", "avx512_bf16",
                                             "avx512_fp16", "amx_bf16",   "amx_tile"};
-
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 }  // namespace
 
@@ -40,8 +34,8 @@ std::string MachineFromCpuinfo(std::string_view cpuinfo) {
     }
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    std::string key = Trim(line.substr(0, colon));
-    std::string value = Trim(line.substr(colon + 1));
+    std::string key(Trim(line.substr(0, colon)));
+    std::string value(Trim(line.substr(colon + 1)));
     if (key == "model name" && model.empty()) model = value;
     if (key == "flags" && flags.empty()) flags = value;
   }
@@ -59,11 +53,9 @@ std::string MachineFromCpuinfo(std::string_view cpuinfo) {
 }
 
 std::string ThisMachine() {
-  std::ifstream in("/proc/cpuinfo");
-  if (!in) return "";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return MachineFromCpuinfo(text.str());
+  std::string text, err;
+  if (!ReadFile("/proc/cpuinfo", &text, &err)) return "";
+  return MachineFromCpuinfo(text);
 }
 
 std::string MachineText(const std::string& machine_json) {
