@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "render/escape.h"
+#include "render/text_cells.h"
 
 namespace opsweep::render {
 namespace {
@@ -42,27 +43,6 @@ std::string OperatorCell(const RowView& row) {
   }
   if (!row.variant.empty()) cell += " \\[" + MarkdownEscape(row.variant) + "\\]";
   return cell;
-}
-
-// The cell's status, then its shown sub-verdict marks: "✓ yes (OV ✗, tract ✓, ref ✓)".
-std::string CellText(const CellView& cell) {
-  std::string text = cell.symbol + " " + MarkdownEscape(cell.label);
-  std::string marks;
-  for (const MarkView& mark : cell.marks) {
-    if (!mark.shown) continue;
-    marks += (marks.empty() ? "" : ", ") + MarkdownEscape(mark.label) + " " + mark.symbol;
-  }
-  return marks.empty() ? text : text + " (" + marks + ")";
-}
-
-// A path cell of a history page: the status now, then the strip and the mark when the history is
-// not one status in every release.
-std::string HistoryCellText(const CellView& cell, const PathHistory* h) {
-  std::string text = CellText(cell);
-  if (h == nullptr || h->uniform) return text;
-  text += " \u00b7 " + MarkdownEscape(h->symbols);
-  if (!h->mark_text.empty()) text += " *" + MarkdownEscape(h->mark_text) + "*";
-  return text;
 }
 
 std::string Details(const RowView& row) {
@@ -220,10 +200,8 @@ class MarkdownPage {
                                                                     : fmt::format("[{}](#{})", MarkdownEscape(group.title), group.anchor),
                               group.reason.empty() ? "" : " " + MarkdownCode(group.reason), FormatCount(group.lines.size()));
           for (const HistoryLine& line : group.lines) {
-            std::string status = line.before.status == line.after.status
-                                     ? CellText(line.after)
-                                     : CellText(line.before) + " \u2192 " + CellText(line.after);
-            out_ += fmt::format("  - {} {}: {}{}\n", MarkdownCode(line.name), MarkdownEscape(line.path_title), status,
+            out_ += fmt::format("  - {} {}: {}{}\n", MarkdownCode(line.name), MarkdownEscape(line.path_title),
+                                StatusChangeText(line, MarkdownEscape),
                                 line.text.empty() ? "" : " \u2014 " + MarkdownEscape(line.text));
           }
         }
@@ -299,7 +277,8 @@ class MarkdownPage {
     for (const RowView& row : rows) {
       std::vector<std::string> cells = {OperatorCell(row)};
       for (std::size_t p = 0; p < row.cells.size(); ++p) {
-        cells.push_back(HistoryCellText(row.cells[p], p < row.history.size() ? &row.history[p] : nullptr));
+        const PathHistory* history = p < row.history.size() ? &row.history[p] : nullptr;
+        cells.push_back(CellText(row.cells[p], MarkdownEscape) + HistoryStripText(history, MarkdownEscape));
       }
       cells.push_back(Details(row));
       TableRow(&out_, cells);

@@ -5,6 +5,7 @@
 #include "render/css_scope.h"
 #include "render/escape.h"
 #include "render/page_controls.h"
+#include "render/text_cells.h"
 
 namespace opsweep::render {
 namespace {
@@ -152,26 +153,11 @@ std::vector<std::string> DetailItems(const RowView& row) {
   return items;
 }
 
-// The cell's status, then its shown sub-verdict marks: "✓ yes (OV ✗, tract ✓, ref ✓)".
-std::string CellText(const CellView& cell) {
-  std::string text = cell.symbol + " " + RstEscape(cell.label);
-  std::string marks;
-  for (const MarkView& mark : cell.marks) {
-    if (!mark.shown) continue;
-    marks += (marks.empty() ? "" : ", ") + RstEscape(mark.label) + " " + mark.symbol;
-  }
-  return marks.empty() ? text : text + " (" + marks + ")";
-}
-
 // A status cell of an operator table: its text through the status's role, which the HTML builders
 // write as the page's status pill (a span of classes "pill st-<token>") and others as plain text;
 // the history, when there is one, after it.
 std::string StatusCell(const CellView& cell, const PathHistory* h) {
-  std::string text = fmt::format(":opsweep-{}:`{}`", cell.token, CellText(cell));
-  if (h == nullptr || h->uniform) return text;
-  text += " \u00b7 " + RstEscape(h->symbols);
-  if (!h->mark_text.empty()) text += " *" + RstEscape(h->mark_text) + "*";
-  return text;
+  return fmt::format(":opsweep-{}:`{}`", cell.token, CellText(cell, RstEscape)) + HistoryStripText(h, RstEscape);
 }
 
 class RstPage {
@@ -342,10 +328,8 @@ class RstPage {
                                         : fmt::format("{} (:ref:`{}`)", RstEscape(group.title), Label(group.anchor));
           out_ += fmt::format("- {}: {}\n\n", title, FormatCount(group.lines.size()));
           for (const HistoryLine& line : group.lines) {
-            const std::string status = line.before.status == line.after.status
-                                           ? CellText(line.after)
-                                           : CellText(line.before) + " \u2192 " + CellText(line.after);
-            out_ += fmt::format("  - {} {}: {}{}\n", RstLiteral(line.name), RstEscape(line.path_title), status,
+            out_ += fmt::format("  - {} {}: {}{}\n", RstLiteral(line.name), RstEscape(line.path_title),
+                                StatusChangeText(line, RstEscape),
                                 line.text.empty() ? "" : " \u2014 " + RstEscape(line.text));
           }
           out_ += "\n";
