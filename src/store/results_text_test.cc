@@ -284,6 +284,31 @@ TEST(ResultsText, SkipsDamagedLinesAndSaysSo) {
   EXPECT_EQ(content.results.size(), 1u);  // only the result without deps
 }
 
+TEST(ResultsText, ADepsetNamingAnEmptyEntryIdIsSkippedNotCutShort) {
+  // An entry id is never empty; a depset that lists "" lists an entry the file lacks, so it is
+  // skipped like any other, not kept with the entries before it.
+  std::string v2 =
+      R"({"format":"opsweep-results-text","version":2,"runs":1,"cases":0,"entries":1,"depsets":1,"results":1})"
+      "\n"
+      R"({"run":1,"started":"s","finished":"f","shard":"1/1","harness":"h","registries":[],"env":{},"paths":[]})"
+      "\n"
+      R"({"entry":"e1","name":"a.py:f","value":"a1"})"
+      "\n"
+      R"({"depset":"d1","entries":["e1",""]})"
+      "\n"
+      R"({"result":"f","path":"onnx","status":"ok","finished":"f","duration_s":1.0,"attempts":0,"run":1,)"
+      R"("job_key":"k","key":{},"record":{"status":"ok","deps":{"functions":"@d1","modules":null}}})"
+      "\n";
+  ResultsContent content;
+  std::vector<std::string> warnings;
+  std::string err;
+  ASSERT_TRUE(ReadResultsText(v2, &content, &warnings, &err)) << err;
+  ASSERT_GE(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "line 4: depset d1 refers to entry , which the file lacks before it; skipped");
+  EXPECT_NE(warnings[1].find("refers to depset @d1"), std::string::npos) << warnings[1];
+  EXPECT_TRUE(content.results.empty());
+}
+
 TEST(ResultsText, ATruncatedFileNeverCrashesTheReader) {
   const std::string text = Text(Content());
   ResultsContent full;
