@@ -216,6 +216,114 @@ bool ReadSample(const json& j, const Rule& rule, const std::string& where, Probl
   return ok;
 }
 
+// Which outcomes a rule applies to, before its text is looked at: its order among the rules, and
+// its paths, steps, sub-verdicts and statuses (empty: any).
+void ReadRuleScope(const json& j, const std::string& where, Problems* p, Rule* rule) {
+  auto order = j.find("order");
+  if (order == j.end() || !order->is_number_integer()) {
+    p->Add(where, "'order' is missing or not an integer");
+  } else {
+    rule->order = order->get<int>();
+  }
+  std::vector<std::string> statuses;
+  ReadStringList(j, "paths", &rule->paths, where, p);
+  ReadStringList(j, "steps", &rule->steps, where, p);
+  ReadStringList(j, "subverdicts", &rule->subverdicts, where, p);
+  for (const auto& pattern : rule->subverdicts) {
+    if (!IsSubVerdictPattern(pattern)) {
+      p->Add(where, fmt::format("sub-verdict '{}' is not an id (lowercase letters, digits, '-') or 'prefix*'", pattern));
+    }
+  }
+  ReadStringList(j, "statuses", &statuses, where, p);
+  for (const auto& s : statuses) {
+    if (auto status = ParseStatus(s)) {
+      rule->statuses.push_back(*status);
+    } else {
+      p->Add(where, fmt::format("unknown status '{}'", s));
+    }
+  }
+}
+
+// The rule's `match`: substrings, any, and a regex (translated and compiled here), which needs a
+// literal besides so that most texts are ruled out without running it.
+void ReadRuleMatch(const json& j, const std::string& where, Problems* p, Rule* rule) {
+  auto match = j.find("match");
+  if (match != j.end() && !match->is_null()) {
+    if (!match->is_object()) {
+      p->Add(where, "'match' is not an object");
+    } else {
+      for (const auto& [key, value] : match->items()) {
+        if (key != "substrings" && key != "any" && key != "regex") p->Add(where, fmt::format("unknown match key '{}'", key));
+      }
+      ReadStringList(*match, "substrings", &rule->substrings, where, p);
+      ReadStringList(*match, "any", &rule->any, where, p);
+      ReadString(*match, "regex", &rule->regex, where, p, false);
+    }
+  }
+  if (rule->regex.empty()) return;
+  std::string translated, why;
+  if (!TranslateRegex(rule->regex, &translated, &rule->group_names, &why)) {
+    p->Add(where, "regex: " + why);
+  } else {
+    try {
+      rule->compiled = std::make_shared<const std::regex>(translated, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      p->Add(where, fmt::format("regex does not compile: {}", e.what()));
+    }
+  }
+  if (rule->substrings.empty() && rule->any.empty()) {
+    p->Add(where, "a regex rule also needs 'substrings' or 'any' (a literal that every match contains), so most "
+                  "texts are ruled out without running the regex");
+  }
+}
+
+// A rule that names no text, step or status would classify every outcome.
+void CheckRuleNarrowsSomething(const Rule& rule, const std::string& where, Problems* p) {
+  bool has_text_match = !rule.substrings.empty() || !rule.any.empty() || !rule.regex.empty();
+  if (!has_text_match && rule.steps.empty() && rule.statuses.empty()) {
+    p->Add(where, "matches everything: give it a 'match', 'steps' or 'statuses'");
+  }
+}
+
+// The detail may name only what the match captures.
+void CheckDetailPlaceholders(const Rule& rule, const std::string& where, Problems* p) {
+  for (const auto& name : Placeholders(rule.detail)) {
+    if (name == "public_op" && std::find(rule.group_names.begin(), rule.group_names.end(), "op") == rule.group_names.end()) {
+      p->Add(where, "detail uses '{public_op}' but the regex has no 'op' group");
+    }
+  }
+}
+
+// The rule's `sample` (required) and `samples` (optional): real error texts it classifies.
+void ReadRuleSamples(const json& j, const std::string& where, Problems* p, Rule* rule) {
+  auto sample = j.find("sample");
+  if (sample == j.end()) {
+    p->Add(where, "missing 'sample' (a real error text that this rule classifies)");
+  } else {
+    RuleSample s;
+    if (ReadSample(*sample, *rule, where, p, &s)) rule->samples.push_back(std::move(s));
+  }
+  auto samples = j.find("samples");
+  if (samples == j.end()) return;
+  if (!samples->is_array()) {
+    p->Add(where, "'samples' is not a list");
+    return;
+  }
+  for (const json& item : *samples) {
+    RuleSample s;
+    if (ReadSample(item, *rule, where, p, &s)) rule->samples.push_back(std::move(s));
+  }
+}
+
+void CheckRuleKeysKnown(const json& j, const std::string& where, Problems* p) {
+  static const std::set<std::string> kKnown = {"id",       "order", "paths", "subverdicts", "steps",
+                                               "statuses", "match", "title", "cause",       "detail",
+                                               "hint",     "component", "sample", "samples", "note"};
+  for (const auto& [key, value] : j.items()) {
+    if (!kKnown.count(key)) p->Add(where, fmt::format("unknown key '{}'", key));
+  }
+}
+
 void ReadRule(const json& j, const std::string& file, size_t index, Problems* p, RuleSet* set) {
   std::string where = fmt::format("{}: rules[{}]", file, index);
   if (!j.is_object()) {
@@ -227,97 +335,17 @@ void ReadRule(const json& j, const std::string& file, size_t index, Problems* p,
   if (!ReadString(j, "id", &rule.id, where, p, true)) return;
   where = fmt::format("{}: rule '{}'", file, rule.id);
   if (!IsRuleId(rule.id)) p->Add(where, "an id is lowercase letters, digits and '-'");
-  auto order = j.find("order");
-  if (order == j.end() || !order->is_number_integer()) {
-    p->Add(where, "'order' is missing or not an integer");
-  } else {
-    rule.order = order->get<int>();
-  }
-  std::vector<std::string> statuses;
-  ReadStringList(j, "paths", &rule.paths, where, p);
-  ReadStringList(j, "steps", &rule.steps, where, p);
-  ReadStringList(j, "subverdicts", &rule.subverdicts, where, p);
-  for (const auto& pattern : rule.subverdicts) {
-    if (!IsSubVerdictPattern(pattern)) {
-      p->Add(where, fmt::format("sub-verdict '{}' is not an id (lowercase letters, digits, '-') or 'prefix*'", pattern));
-    }
-  }
-  ReadStringList(j, "statuses", &statuses, where, p);
-  for (const auto& s : statuses) {
-    if (auto status = ParseStatus(s)) {
-      rule.statuses.push_back(*status);
-    } else {
-      p->Add(where, fmt::format("unknown status '{}'", s));
-    }
-  }
+  ReadRuleScope(j, where, p, &rule);
   ReadString(j, "title", &rule.title, where, p, true);
   ReadString(j, "cause", &rule.cause, where, p, true);
   ReadString(j, "hint", &rule.hint, where, p, true);
   ReadString(j, "component", &rule.component, where, p, true);
   ReadString(j, "detail", &rule.detail, where, p, false);
-
-  auto match = j.find("match");
-  if (match != j.end() && !match->is_null()) {
-    if (!match->is_object()) {
-      p->Add(where, "'match' is not an object");
-    } else {
-      for (const auto& [key, value] : match->items()) {
-        if (key != "substrings" && key != "any" && key != "regex") p->Add(where, fmt::format("unknown match key '{}'", key));
-      }
-      ReadStringList(*match, "substrings", &rule.substrings, where, p);
-      ReadStringList(*match, "any", &rule.any, where, p);
-      ReadString(*match, "regex", &rule.regex, where, p, false);
-    }
-  }
-  if (!rule.regex.empty()) {
-    std::string translated, why;
-    if (!TranslateRegex(rule.regex, &translated, &rule.group_names, &why)) {
-      p->Add(where, "regex: " + why);
-    } else {
-      try {
-        rule.compiled = std::make_shared<const std::regex>(translated, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        p->Add(where, fmt::format("regex does not compile: {}", e.what()));
-      }
-    }
-    if (rule.substrings.empty() && rule.any.empty()) {
-      p->Add(where, "a regex rule also needs 'substrings' or 'any' (a literal that every match contains), so most "
-                    "texts are ruled out without running the regex");
-    }
-  }
-  bool has_text_match = !rule.substrings.empty() || !rule.any.empty() || !rule.regex.empty();
-  if (!has_text_match && rule.steps.empty() && rule.statuses.empty()) {
-    p->Add(where, "matches everything: give it a 'match', 'steps' or 'statuses'");
-  }
-  for (const auto& name : Placeholders(rule.detail)) {
-    if (name == "public_op" && std::find(rule.group_names.begin(), rule.group_names.end(), "op") == rule.group_names.end()) {
-      p->Add(where, "detail uses '{public_op}' but the regex has no 'op' group");
-    }
-  }
-  auto sample = j.find("sample");
-  if (sample == j.end()) {
-    p->Add(where, "missing 'sample' (a real error text that this rule classifies)");
-  } else {
-    RuleSample s;
-    if (ReadSample(*sample, rule, where, p, &s)) rule.samples.push_back(std::move(s));
-  }
-  auto samples = j.find("samples");
-  if (samples != j.end()) {
-    if (!samples->is_array()) {
-      p->Add(where, "'samples' is not a list");
-    } else {
-      for (const json& item : *samples) {
-        RuleSample s;
-        if (ReadSample(item, rule, where, p, &s)) rule.samples.push_back(std::move(s));
-      }
-    }
-  }
-  for (const auto& [key, value] : j.items()) {
-    static const std::set<std::string> kKnown = {"id",     "order",  "paths", "subverdicts", "steps",
-                                                 "statuses", "match", "title", "cause",      "detail",
-                                                 "hint",   "component", "sample", "samples", "note"};
-    if (!kKnown.count(key)) p->Add(where, fmt::format("unknown key '{}'", key));
-  }
+  ReadRuleMatch(j, where, p, &rule);
+  CheckRuleNarrowsSomething(rule, where, p);
+  CheckDetailPlaceholders(rule, where, p);
+  ReadRuleSamples(j, where, p, &rule);
+  CheckRuleKeysKnown(j, where, p);
   set->rules.push_back(std::move(rule));
 }
 

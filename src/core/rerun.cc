@@ -170,129 +170,175 @@ std::string EarlierRecipeElsewhere(const StoredJob& stored, const std::string& c
   return "";
 }
 
+// How a stored result whose key differs from the current one still stands (DecideRerun): its
+// case fingerprint computed from the same (or an earlier) recipe on another machine, and its
+// harness digest carried over by the path's migrations. Both empty: nothing carries it.
+struct KeyCarry {
+  std::string migrations;        // MigrationsCarryOver's sentence
+  std::string elsewhere;         // the other machine (MachineText)
+  bool earlier_sources = false;  // `elsewhere` is of an earlier recipe (EarlierRecipeElsewhere)
+};
+
+// The changed case fingerprint carries when it came from this recipe, or an earlier one, on
+// another machine (KeyCarry::elsewhere); false when it does not.
+bool CarryChangedCase(const StoredJob& stored, const JobKey& current, const LibraryState& library,
+                      std::string_view recipe, KeyCarry* carry) {
+  carry->elsewhere = SameRecipeElsewhere(stored, recipe, library.machine);
+  if (carry->elsewhere.empty() && !OnThisMachine(stored, recipe, library.machine)) {
+    auto now = nlohmann::json::parse(current.fields_json, nullptr, false);
+    if (now.is_object() && now.contains("case") && now["case"].is_string()) {
+      carry->elsewhere = EarlierRecipeElsewhere(stored, now["case"].get<std::string>(), library.machine);
+      carry->earlier_sources = !carry->elsewhere.empty();
+    }
+  }
+  return !carry->elsewhere.empty();
+}
+
+// The decision of a migration of `chain` whose mark the stored record contains: it re-runs the
+// result, naming the migration and the other key fields that changed too; none when no mark is there.
+std::optional<RerunDecision> MigrationRerun(const StoredJob& stored, const JobKey& current, const PathSpec& path,
+                                            const std::vector<const HarnessMigration*>& chain) {
+  for (const HarnessMigration* m : chain) {
+    for (const std::string& mark : m->rerun_if_record_contains) {
+      if (std::find(stored.record_marks.begin(), stored.record_marks.end(), mark) == stored.record_marks.end()) continue;
+      const std::string harness = fmt::format("the harness code of path {} changed", path.id);
+      RerunDecision d{true, RerunCause::harness_changed,
+                      {harness, fmt::format("migration {} ({}) re-runs the results whose record says '{}', "
+                                            "as this one does", m->id, m->why, mark)}};
+      d.migration_id = m->id;
+      d.migration_why = m->why;
+      // the other fields of the key that changed too (an opset list, a runtime's version)
+      RerunCause ignored = RerunCause::case_changed;
+      for (std::string& other : KeyFieldSentences(stored.key_fields_json, current.fields_json, &ignored)) {
+        if (other != harness) d.reasons.push_back(std::move(other));
+      }
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+// What carries a stored result whose key differs (*carry; left empty when any changed field does
+// not carry); a decision when one of the path's migrations re-runs it instead.
+std::optional<RerunDecision> CarryChangedKey(const StoredJob& stored, const JobKey& current,
+                                             const LibraryState& library, const PathSpec* path,
+                                             std::string_view recipe, KeyCarry* carry) {
+  bool carries = true;
+  auto fields = nlohmann::json::parse(stored.key_fields_json, nullptr, false);
+  for (const std::string& field : ChangedKeyFields(stored.key_fields_json, current.fields_json)) {
+    if (!carries) break;
+    if (field == "case") {
+      carries = CarryChangedCase(stored, current, library, recipe, carry);
+    } else if (field == "harness" && path != nullptr && fields.is_object() && fields.contains("harness") &&
+               fields["harness"].is_string()) {
+      auto chain = MigrationChain(*path, fields["harness"].get<std::string>());
+      carries = chain.has_value();
+      if (!carries) break;
+      if (auto rerun = MigrationRerun(stored, current, *path, *chain)) return rerun;
+      carry->migrations = MigrationsCarryOver(*chain);
+    } else {
+      carries = false;
+    }
+  }
+  if (!carries) {
+    carry->migrations.clear();
+    carry->elsewhere.clear();
+  }
+  return std::nullopt;
+}
+
+// A changed key that nothing carries: the key's changed fields, most telling first, and the other
+// machine when the case changed and the result was measured elsewhere.
+RerunDecision KeyChangedDecision(const StoredJob& stored, const JobKey& current, const LibraryState& library) {
+  RerunDecision d{true, RerunCause::case_changed, {}};
+  d.reasons = KeyFieldSentences(stored.key_fields_json, current.fields_json, &d.cause);
+  d.other_machine = d.cause == RerunCause::case_changed && !stored.machine.empty() && !library.machine.empty() &&
+                    stored.machine != library.machine;
+  if (d.other_machine) {
+    d.reasons.insert(d.reasons.begin() + 1, "it was measured on another machine (" + stored.machine +
+                                                "; this one: " + library.machine +
+                                                "), where inputs computed in float32 can round differently");
+  }
+  return d;
+}
+
+// The library code the result depends on changed: by its deps against the worker's index, or, with
+// no deps or no index, by the library's fingerprint. None when it did not.
+std::optional<RerunDecision> CodeChangedDecision(const StoredJob& stored, const LibraryState& library) {
+  const bool have_index = library.index != nullptr && library.index->known;
+  if (have_index && !stored.deps_json.empty()) {
+    // Unparsable text is a damaged deps object: ChangedDeps says so, and the job runs again.
+    const nlohmann::json deps = nlohmann::json::parse(stored.deps_json, nullptr, /*allow_exceptions=*/false);
+    std::vector<DepChange> changes = ChangedDeps(deps, *library.index);
+    if (changes.empty()) return std::nullopt;
+    RerunDecision d{true, RerunCause::code_changed, {}};
+    for (const DepChange& c : changes) d.reasons.push_back(DepChangeSentence(c));
+    return d;
+  }
+  if (stored.library_fingerprint == library.fingerprint) return std::nullopt;
+  return RerunDecision{true, RerunCause::code_changed,
+                       {stored.deps_json.empty()
+                            ? "the library's sources changed, and this result records no dependencies (a crash, a "
+                              "timeout or a recording the worker could not trust): any change may affect it"
+                            : "the library's sources changed, and the worker sent no index of them to compare the "
+                              "result's dependencies with"}};
+}
+
+// A current crash or timeout of ours: retried once, then only on request.
+RerunDecision EngineStatusDecision(const StoredJob& stored, RetryFailed retry) {
+  if (stored.attempts < 2) {
+    return {true, RerunCause::retry,
+            {fmt::format("the stored {} is retried once (attempt {} of 2)", StatusId(stored.status),
+                         stored.attempts + 1)}};
+  }
+  if (retry != RetryFailed::no) {
+    return {true, RerunCause::retry_failed,
+            {fmt::format("the stored {} is re-run because of {}", StatusId(stored.status),
+                         retry == RetryFailed::yes ? "--retry-failed" : "--force")}};
+  }
+  return {false, RerunCause::current,
+          {fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
+                       StatusId(stored.status), stored.attempts)}};
+}
+
+// A current result, saying what carried its key when something did.
+RerunDecision CurrentDecision(const StoredJob& stored, const KeyCarry& carry, const PathSpec* path) {
+  if (carry.migrations.empty() && carry.elsewhere.empty()) {
+    return {false, RerunCause::current, {fmt::format("the stored result ({}) is current", StatusId(stored.status))}};
+  }
+  std::string why;
+  if (!carry.elsewhere.empty()) {
+    why = carry.earlier_sources
+              ? fmt::format("its case's inputs were computed on another machine ({}) from earlier sources, which "
+                            "gave this machine the inputs it computes now",
+                            carry.elsewhere)
+              : fmt::format("its case's inputs, from the same sources, were computed on another machine ({})",
+                            carry.elsewhere);
+  }
+  if (!carry.migrations.empty()) {
+    why += fmt::format("{}measured under an earlier harness of path {}, which {}", why.empty() ? "" : "; ", path->id,
+                       carry.migrations);
+  }
+  return {false, RerunCause::current, {fmt::format("the stored result ({}) is current: {}", StatusId(stored.status), why)}};
+}
+
 }  // namespace
 
 RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& current, const LibraryState& library,
                           RetryFailed retry, const PathSpec* path, std::string_view recipe) {
   if (!stored) return {true, RerunCause::new_result, {"no stored result"}};
-  // What carries a stored result whose key differs: its case fingerprint computed from the same
-  // recipe on another machine, and its harness digest carried by the path's migrations. Any other
-  // difference, or one of these that does not carry, decides below as before.
-  std::string carried, elsewhere;
-  bool earlier_sources = false;  // `elsewhere` is of an earlier recipe (EarlierRecipeElsewhere)
+  KeyCarry carry;
   if (stored->job_key != current.digest) {
-    bool carries = true;
-    auto fields = nlohmann::json::parse(stored->key_fields_json, nullptr, false);
-    for (const std::string& field : ChangedKeyFields(stored->key_fields_json, current.fields_json)) {
-      if (!carries) break;
-      if (field == "case") {
-        elsewhere = SameRecipeElsewhere(*stored, recipe, library.machine);
-        if (elsewhere.empty() && !OnThisMachine(*stored, recipe, library.machine)) {
-          auto now = nlohmann::json::parse(current.fields_json, nullptr, false);
-          if (now.is_object() && now.contains("case") && now["case"].is_string()) {
-            elsewhere = EarlierRecipeElsewhere(*stored, now["case"].get<std::string>(), library.machine);
-            earlier_sources = !elsewhere.empty();
-          }
-        }
-        carries = !elsewhere.empty();
-      } else if (field == "harness" && path != nullptr && fields.is_object() && fields.contains("harness") &&
-                 fields["harness"].is_string()) {
-        auto chain = MigrationChain(*path, fields["harness"].get<std::string>());
-        carries = chain.has_value();
-        if (!carries) break;
-        for (const HarnessMigration* m : *chain) {
-          for (const std::string& mark : m->rerun_if_record_contains) {
-            if (std::find(stored->record_marks.begin(), stored->record_marks.end(), mark) != stored->record_marks.end()) {
-              const std::string harness = fmt::format("the harness code of path {} changed", path->id);
-              RerunDecision d{true, RerunCause::harness_changed,
-                              {harness, fmt::format("migration {} ({}) re-runs the results whose record says '{}', "
-                                                    "as this one does", m->id, m->why, mark)}};
-              d.migration_id = m->id;
-              d.migration_why = m->why;
-              // the other fields of the key that changed too (an opset list, a runtime's version)
-              RerunCause ignored = RerunCause::case_changed;
-              for (std::string& other : KeyFieldSentences(stored->key_fields_json, current.fields_json, &ignored)) {
-                if (other != harness) d.reasons.push_back(std::move(other));
-              }
-              return d;
-            }
-          }
-        }
-        carried = MigrationsCarryOver(*chain);
-      } else {
-        carries = false;
-      }
-    }
-    if (!carries) {
-      carried.clear();
-      elsewhere.clear();
-    }
+    if (auto rerun = CarryChangedKey(*stored, current, library, path, recipe, &carry)) return *rerun;
+    if (carry.migrations.empty() && carry.elsewhere.empty()) return KeyChangedDecision(*stored, current, library);
   }
-  if (stored->job_key != current.digest && carried.empty() && elsewhere.empty()) {
-    RerunDecision d{true, RerunCause::case_changed, {}};
-    d.reasons = KeyFieldSentences(stored->key_fields_json, current.fields_json, &d.cause);
-    d.other_machine = d.cause == RerunCause::case_changed && !stored->machine.empty() && !library.machine.empty() &&
-                      stored->machine != library.machine;
-    if (d.other_machine) {
-      d.reasons.insert(d.reasons.begin() + 1, "it was measured on another machine (" + stored->machine +
-                                                  "; this one: " + library.machine +
-                                                  "), where inputs computed in float32 can round differently");
-    }
-    return d;
-  }
-  const bool have_index = library.index != nullptr && library.index->known;
-  if (have_index && !stored->deps_json.empty()) {
-    // Unparsable text is a damaged deps object: ChangedDeps says so, and the job runs again.
-    const nlohmann::json deps = nlohmann::json::parse(stored->deps_json, nullptr, /*allow_exceptions=*/false);
-    std::vector<DepChange> changes = ChangedDeps(deps, *library.index);
-    if (!changes.empty()) {
-      RerunDecision d{true, RerunCause::code_changed, {}};
-      for (const DepChange& c : changes) d.reasons.push_back(DepChangeSentence(c));
-      return d;
-    }
-  } else if (stored->library_fingerprint != library.fingerprint) {
-    return {true, RerunCause::code_changed,
-            {stored->deps_json.empty()
-                 ? "the library's sources changed, and this result records no dependencies (a crash, a timeout "
-                   "or a recording the worker could not trust): any change may affect it"
-                 : "the library's sources changed, and the worker sent no index of them to compare the "
-                   "result's dependencies with"}};
-  }
-  if (IsEngineStatus(stored->status)) {
-    if (stored->attempts < 2) {
-      return {true, RerunCause::retry,
-              {fmt::format("the stored {} is retried once (attempt {} of 2)", StatusId(stored->status),
-                           stored->attempts + 1)}};
-    }
-    if (retry != RetryFailed::no) {
-      return {true, RerunCause::retry_failed,
-              {fmt::format("the stored {} is re-run because of {}", StatusId(stored->status),
-                           retry == RetryFailed::yes ? "--retry-failed" : "--force")}};
-    }
-    return {false, RerunCause::current,
-            {fmt::format("the stored {} is current and was already retried ({} attempts); --retry-failed re-runs it",
-                         StatusId(stored->status), stored->attempts)}};
-  }
+  if (auto rerun = CodeChangedDecision(*stored, library)) return *rerun;
+  if (IsEngineStatus(stored->status)) return EngineStatusDecision(*stored, retry);
   if (retry == RetryFailed::everything) {
     return {true, RerunCause::forced,
             {fmt::format("the stored result ({}) is current, and --force re-probes it", StatusId(stored->status))}};
   }
-  if (!carried.empty() || !elsewhere.empty()) {
-    std::string why;
-    if (!elsewhere.empty()) {
-      why = earlier_sources
-                ? fmt::format("its case's inputs were computed on another machine ({}) from earlier sources, which "
-                              "gave this machine the inputs it computes now",
-                              elsewhere)
-                : fmt::format("its case's inputs, from the same sources, were computed on another machine ({})", elsewhere);
-    }
-    if (!carried.empty()) {
-      why += fmt::format("{}measured under an earlier harness of path {}, which {}",
-                         why.empty() ? "" : "; ", path->id, carried);
-    }
-    return {false, RerunCause::current, {fmt::format("the stored result ({}) is current: {}", StatusId(stored->status), why)}};
-  }
-  return {false, RerunCause::current, {fmt::format("the stored result ({}) is current", StatusId(stored->status))}};
+  return CurrentDecision(*stored, carry, path);
 }
 
 int NextAttempts(const std::optional<StoredJob>& stored, const RerunDecision& decision, Status new_status) {

@@ -52,6 +52,88 @@ int WaitPid(int pid) {
   return status;
 }
 
+// The pipes of one worker, each end close-on-exec: the protocol both ways, and the exec status
+// (closed by a successful exec, or carrying the child's errno when exec fails).
+struct WorkerPipes {
+  int to_worker[2] = {-1, -1};
+  int from_worker[2] = {-1, -1};
+  int exec_status[2] = {-1, -1};
+
+  bool Open(std::string* err) {
+    for (int* p : {to_worker, from_worker, exec_status}) {
+      if (pipe2(p, O_CLOEXEC) != 0) {
+        *err = fmt::format("pipe: {}", std::strerror(errno));
+        CloseAll();
+        return false;
+      }
+    }
+    return true;
+  }
+  void CloseAll() {
+    for (int* p : {to_worker, from_worker, exec_status}) {
+      for (int i : {0, 1}) {
+        if (p[i] >= 0) close(p[i]);
+        p[i] = -1;
+      }
+    }
+  }
+};
+
+// The worker's command line: the program, then the protocol's fds and the run's options.
+std::vector<std::string> WorkerArgs(const WorkerCommand& command, int proto_in, int proto_out) {
+  std::vector<std::string> args = command.program;
+  args.insert(args.end(), {"--proto-in", std::to_string(proto_in), "--proto-out", std::to_string(proto_out)});
+  for (const auto& r : command.registries) args.insert(args.end(), {"--registry", r});
+  args.insert(args.end(), {"--threads", std::to_string(command.threads)});
+  if (!command.library.empty()) args.insert(args.end(), {"--library", command.library});
+  if (!command.index_cache.empty()) args.insert(args.end(), {"--index-cache", command.index_cache});
+  if (!command.opsets.empty()) args.insert(args.end(), {"--opsets", command.opsets});
+  return args;
+}
+
+// The child's side of fork, async-signal-safe calls only: default signal handling except Ctrl-C,
+// which is the engine's alone (the worker has a process group of its own, so a terminal's SIGINT,
+// sent to the foreground group, does not reach it, and it ignores SIGINT besides); it dies with the
+// engine; stdin from /dev/null, stdout and stderr to the log; then exec, or the exec's errno on the
+// status pipe.
+[[noreturn]] void ExecWorker(pid_t parent, int log_fd, const WorkerPipes& pipes, char* const argv[],
+                             char* const envp[]) {
+  struct sigaction dfl {};
+  sigemptyset(&dfl.sa_mask);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGTERM, &dfl, nullptr);
+  sigaction(SIGCHLD, &dfl, nullptr);
+  sigaction(SIGPIPE, &dfl, nullptr);
+  dfl.sa_handler = SIG_IGN;  // only the engine handles Ctrl-C
+  sigaction(SIGINT, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);  // the engine died before prctl took effect
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, 0);
+  dup2(log_fd, 1);
+  dup2(log_fd, 2);
+  fcntl(pipes.to_worker[0], F_SETFD, 0);
+  fcntl(pipes.from_worker[1], F_SETFD, 0);
+  execvpe(argv[0], argv, envp);
+  int e = errno;
+  (void)!write(pipes.exec_status[1], &e, sizeof e);
+  _exit(127);
+}
+
+// The child's errno when its exec failed; 0 when the exec succeeded (the pipe closed empty).
+int ExecErrno(int exec_status_fd) {
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = read(exec_status_fd, &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  return n == sizeof exec_errno ? exec_errno : 0;
+}
+
 }  // namespace
 
 PosixWorkerPool::PosixWorkerPool(const WorkerCommand& command, int slots)
@@ -119,31 +201,14 @@ bool PosixWorkerPool::Start(int slot, std::string* err) {
     *err = fmt::format("cannot open the worker log {}: {}", log_path, std::strerror(errno));
     return false;
   }
-  int to_worker[2], from_worker[2], exec_status[2];
-  if (pipe2(to_worker, O_CLOEXEC) != 0) {
-    *err = fmt::format("pipe: {}", std::strerror(errno));
+  WorkerPipes pipes;
+  if (!pipes.Open(err)) {
     close(log_fd);
-    return false;
-  }
-  if (pipe2(from_worker, O_CLOEXEC) != 0) {
-    *err = fmt::format("pipe: {}", std::strerror(errno));
-    close(log_fd), close(to_worker[0]), close(to_worker[1]);
-    return false;
-  }
-  if (pipe2(exec_status, O_CLOEXEC) != 0) {
-    *err = fmt::format("pipe: {}", std::strerror(errno));
-    close(log_fd), close(to_worker[0]), close(to_worker[1]), close(from_worker[0]), close(from_worker[1]);
     return false;
   }
 
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = command_.program;
-  args.insert(args.end(), {"--proto-in", std::to_string(to_worker[0]), "--proto-out", std::to_string(from_worker[1])});
-  for (const auto& r : command_.registries) args.insert(args.end(), {"--registry", r});
-  args.insert(args.end(), {"--threads", std::to_string(command_.threads)});
-  if (!command_.library.empty()) args.insert(args.end(), {"--library", command_.library});
-  if (!command_.index_cache.empty()) args.insert(args.end(), {"--index-cache", command_.index_cache});
-  if (!command_.opsets.empty()) args.insert(args.end(), {"--opsets", command_.opsets});
+  std::vector<std::string> args = WorkerArgs(command_, pipes.to_worker[0], pipes.from_worker[1]);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -157,59 +222,30 @@ bool PosixWorkerPool::Start(int slot, std::string* err) {
   pid_t pid = fork();
   if (pid < 0) {
     *err = fmt::format("fork: {}", std::strerror(errno));
-    close(log_fd), close(to_worker[0]), close(to_worker[1]), close(from_worker[0]), close(from_worker[1]);
-    close(exec_status[0]), close(exec_status[1]);
+    close(log_fd);
+    pipes.CloseAll();
     return false;
   }
-  if (pid == 0) {
-    struct sigaction dfl {};
-    sigemptyset(&dfl.sa_mask);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(SIGTERM, &dfl, nullptr);
-    sigaction(SIGCHLD, &dfl, nullptr);
-    sigaction(SIGPIPE, &dfl, nullptr);
-    dfl.sa_handler = SIG_IGN;  // only the engine handles Ctrl-C
-    sigaction(SIGINT, &dfl, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);  // the engine died before prctl took effect
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    dup2(log_fd, 1);
-    dup2(log_fd, 2);
-    fcntl(to_worker[0], F_SETFD, 0);
-    fcntl(from_worker[1], F_SETFD, 0);
-    execvpe(argv[0], argv.data(), envp.data());
-    int e = errno;
-    (void)!write(exec_status[1], &e, sizeof e);
-    _exit(127);
-  }
+  if (pid == 0) ExecWorker(parent, log_fd, pipes, argv.data(), envp.data());
   setpgid(pid, pid);  // also here, so the group exists before Start returns
   close(log_fd);
-  close(to_worker[0]);
-  close(from_worker[1]);
-  close(exec_status[1]);
-  int exec_errno = 0;
-  ssize_t n;
-  do {
-    n = read(exec_status[0], &exec_errno, sizeof exec_errno);
-  } while (n < 0 && errno == EINTR);
-  close(exec_status[0]);
-  if (n == sizeof exec_errno) {
+  close(pipes.to_worker[0]);
+  close(pipes.from_worker[1]);
+  close(pipes.exec_status[1]);
+  const int exec_errno = ExecErrno(pipes.exec_status[0]);
+  close(pipes.exec_status[0]);
+  if (exec_errno != 0) {
     WaitPid(pid);
-    close(to_worker[1]);
-    close(from_worker[0]);
+    close(pipes.to_worker[1]);
+    close(pipes.from_worker[0]);
     *err = fmt::format("cannot execute '{}': {}", args[0], std::strerror(exec_errno));
     return false;
   }
-  fcntl(from_worker[0], F_SETFL, fcntl(from_worker[0], F_GETFL) | O_NONBLOCK);
+  fcntl(pipes.from_worker[0], F_SETFL, fcntl(pipes.from_worker[0], F_GETFL) | O_NONBLOCK);
   w = Worker{};
   w.pid = pid;
-  w.in_fd = to_worker[1];
-  w.out_fd = from_worker[0];
+  w.in_fd = pipes.to_worker[1];
+  w.out_fd = pipes.from_worker[0];
   return true;
 }
 

@@ -72,6 +72,107 @@ std::string RequestedPathsJson(const HelloMessage& hello, const std::vector<std:
   return out + "]";
 }
 
+// What the store holds before the run: its results, runs and case identities.
+struct StoredState {
+  std::vector<StoredResult> results;
+  std::vector<RunInfo> runs;
+  std::vector<CaseIdentity> identities;
+};
+
+bool LoadStored(ResultStore* store, StoredState* out, std::string* err) {
+  return store->LoadResults(&out->results, err) && store->LoadRuns(&out->runs, err) &&
+         store->LoadIdentities(&out->identities, err);
+}
+
+// The expected duration of every job (core/schedule.h): the paths' defaults, this database's
+// measurements, and those of another survey (--durations-from).
+DurationModel ExpectedDurations(const HelloMessage& hello, const std::vector<StoredResult>& stored,
+                                const std::vector<std::tuple<std::string, std::string, double>>& prior) {
+  DurationModel durations;
+  for (const PathSpec& path : hello.paths) {
+    if (path.expected_seconds) durations.SetDefault(path.id, *path.expected_seconds);
+  }
+  for (const auto& r : stored) durations.Add(r.case_name, r.path, r.duration_s);
+  for (const auto& [case_name, path, seconds] : prior) durations.AddPrior(case_name, path, seconds);
+  return durations;
+}
+
+// Current records measured before index version 4 take the token digests of their unchanged
+// functions (the same deps; afterwards a comment in them re-probes nothing), rewritten in the store.
+bool ReencodeOldRecords(ResultStore* store, Terminal* terminal, std::vector<StoredResult>* stored, const RunPlan& plan,
+                        const LibraryIndex& index, std::string* err) {
+  std::vector<const StoredResult*> reencoded = ReencodeCurrentRecords(stored, plan, index);
+  if (reencoded.empty()) return true;
+  if (!store->RewriteRecords(reencoded, err)) return false;
+  terminal->Write(fmt::format("opsweep run: {} current record{} now list their functions by token digests "
+                              "(index version 4; measured with digests of lines)\n",
+                              CountText(reencoded.size()), reencoded.size() == 1 ? "" : "s"));
+  return true;
+}
+
+// The jobs to run, longest expected first, and the sum of their expectations (in plan order).
+struct JobQueue {
+  std::vector<PendingJob> pending;
+  std::vector<SupervisedJob> jobs;  // the same jobs, as the supervisor takes them
+  double expected_total = 0;
+};
+
+JobQueue QueueLongestFirst(const RunPlan& plan, const DurationModel& durations) {
+  std::vector<PendingJob> pending;
+  std::vector<double> expected;
+  for (const PlannedDecision& d : plan.jobs) {
+    if (!d.decision.run) continue;
+    // Progress paces each kind of expectation apart (exec/progress.h).
+    const char* source = durations.Measured(d.job.case_name, d.job.path)    ? ""
+                         : durations.FromPrior(d.job.case_name, d.job.path) ? " (other survey)"
+                                                                            : " (derived)";
+    PendingJob job{d.job.case_name, d.job.path, d.job.path + source,
+                   d.key, d.stored, d.decision, durations.Expected(d.job.case_name, d.job.path)};
+    expected.push_back(job.expected_s);
+    pending.push_back(std::move(job));
+  }
+  JobQueue queue;
+  for (double e : expected) queue.expected_total += e;
+  for (size_t i : LongestFirst(expected)) {
+    queue.jobs.push_back(SupervisedJob{pending[i].case_name, pending[i].path});
+    queue.pending.push_back(std::move(pending[i]));
+  }
+  return queue;
+}
+
+// The run's row (runs.*) and the inventory it measures, before any job starts.
+bool RecordRun(ResultStore* store, Clock* clock, const RunRequest& request, const PlanRequest& plan_request,
+               const HelloMessage& hello, const std::vector<CaseEntry>& inventory, long long* run_id,
+               std::string* err) {
+  RunInfo info;
+  info.started = clock->UtcIso();
+  info.argv = request.argv_json;
+  info.shard = plan_request.shard.ToString();
+  info.env_json = hello.env_json;
+  info.harness = hello.harness;
+  info.registries_json = request.registries_json;
+  info.paths_json = RequestedPathsJson(hello, plan_request.paths);
+  info.machine_json = plan_request.machine;
+  if (!store->BeginRun(info, run_id, err)) return false;
+  std::vector<InventoryCase> cases;
+  cases.reserve(inventory.size());
+  for (const auto& c : inventory) {
+    cases.push_back(InventoryCase{c.name, c.group, c.registry, c.fingerprint, c.info_json, *run_id});
+  }
+  return store->ReplaceInventory(cases, err);
+}
+
+// The end of the progress line about workers: "workers lost 2, replaced 1 between jobs to free memory".
+std::string WorkersNote(const RunSummary& summary) {
+  std::string workers;
+  if (summary.restarts > 0) workers = fmt::format("workers lost {}", summary.restarts);
+  if (summary.recycled > 0) {
+    workers += fmt::format("{}replaced {} between jobs to free memory", workers.empty() ? "workers " : ", ",
+                           summary.recycled);
+  }
+  return workers;
+}
+
 }  // namespace
 
 RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::string* err) {
@@ -87,60 +188,23 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
     return RunEnd::failed;
   };
 
-  std::vector<StoredResult> stored_rows;
-  std::vector<RunInfo> stored_runs;
-  std::vector<CaseIdentity> identities;
-  if (!store_->LoadResults(&stored_rows, err) || !store_->LoadRuns(&stored_runs, err) ||
-      !store_->LoadIdentities(&identities, err)) {
-    return fail(*err);
-  }
+  StoredState stored;
+  if (!LoadStored(store_, &stored, err)) return fail(*err);
   RunPlan plan;
   if (!BuildRunPlan(hello, inventory, index,
-                    IndexStoredJobs(stored_rows, stored_runs, MigrationMarks(hello.paths), identities), request.plan,
-                    request.retry, &plan, err)) {
+                    IndexStoredJobs(stored.results, stored.runs, MigrationMarks(hello.paths), stored.identities),
+                    request.plan, request.retry, &plan, err)) {
     fail(*err);
     return RunEnd::bad_request;
   }
   PlanRequest plan_request = request.plan;
   plan_request.paths = plan.paths;
-  DurationModel durations;
-  for (const PathSpec& path : hello.paths) {
-    if (path.expected_seconds) durations.SetDefault(path.id, *path.expected_seconds);
+  const DurationModel durations = ExpectedDurations(hello, stored.results, request.prior_durations);
+  if (request.dry_run == DryRun::no && !ReencodeOldRecords(store_, terminal_, &stored.results, plan, index, err)) {
+    return fail(*err);
   }
-  for (const auto& r : stored_rows) durations.Add(r.case_name, r.path, r.duration_s);
-  for (const auto& [case_name, path, seconds] : request.prior_durations) durations.AddPrior(case_name, path, seconds);
-  // Current records measured before index version 4 take the token digests of their unchanged
-  // functions (the same deps; afterwards a comment in them re-probes nothing). Not on a dry run.
-  if (request.dry_run == DryRun::no) {
-    std::vector<const StoredResult*> reencoded = ReencodeCurrentRecords(&stored_rows, plan, index);
-    if (!reencoded.empty()) {
-      if (!store_->RewriteRecords(reencoded, err)) return fail(*err);
-      terminal_->Write(fmt::format("opsweep run: {} current record{} now list their functions by token digests "
-                                   "(index version 4; measured with digests of lines)\n",
-                                   CountText(reencoded.size()), reencoded.size() == 1 ? "" : "s"));
-    }
-  }
-  std::vector<StoredResult>().swap(stored_rows);  // the records' text is not needed past the plan
-
-  std::vector<PendingJob> pending;
-  std::vector<double> expected;
-  for (PlannedDecision& d : plan.jobs) {
-    if (!d.decision.run) continue;
-    // Progress paces each kind of expectation apart (exec/progress.h).
-    const char* source = durations.Measured(d.job.case_name, d.job.path)    ? ""
-                         : durations.FromPrior(d.job.case_name, d.job.path) ? " (other survey)"
-                                                                            : " (derived)";
-    PendingJob job{d.job.case_name, d.job.path, d.job.path + source,
-                   d.key, d.stored, d.decision, durations.Expected(d.job.case_name, d.job.path)};
-    expected.push_back(job.expected_s);
-    pending.push_back(std::move(job));
-  }
-  std::vector<PendingJob> ordered;
-  std::vector<SupervisedJob> jobs;
-  for (size_t i : LongestFirst(expected)) {
-    jobs.push_back(SupervisedJob{pending[i].case_name, pending[i].path});
-    ordered.push_back(std::move(pending[i]));
-  }
+  std::vector<StoredResult>().swap(stored.results);  // the records' text is not needed past the plan
+  JobQueue queue = QueueLongestFirst(plan, durations);
   summary->planned = plan.jobs.size();
   summary->reused = plan.current;
   summary->to_run = plan.to_run;
@@ -154,46 +218,28 @@ RunEnd RunSession::Execute(const RunRequest& request, RunSummary* summary, std::
     terminal_->Write(fmt::format("opsweep run: {} (dry run: nothing probed, no result written)\n", plan_line));
     return RunEnd::completed;
   }
-
-  RunInfo info;
-  info.started = clock_->UtcIso();
-  info.argv = request.argv_json;
-  info.shard = plan_request.shard.ToString();
-  info.env_json = hello.env_json;
-  info.harness = hello.harness;
-  info.registries_json = request.registries_json;
-  info.paths_json = RequestedPathsJson(hello, plan_request.paths);
-  info.machine_json = plan_request.machine;
   long long run_id = 0;
-  if (!store_->BeginRun(info, &run_id, err)) return fail(*err);
-  std::vector<InventoryCase> cases;
-  cases.reserve(inventory.size());
-  for (const auto& c : inventory) cases.push_back(InventoryCase{c.name, c.group, c.registry, c.fingerprint, c.info_json, run_id});
-  if (!store_->ReplaceInventory(cases, err)) return fail(*err);
-
+  if (!RecordRun(store_, clock_, request, plan_request, hello, inventory, &run_id, err)) return fail(*err);
   terminal_->Write(fmt::format("opsweep run: {}{}\n", plan_line,
                                request.setup_note.empty() ? "" : "; " + request.setup_note));
+  Progress progress(terminal_, clock_, queue.jobs.size(), summary->reused, queue.expected_total);
+  progress.SetWorkers(std::min<int>(supervisor_->slots(), static_cast<int>(std::max<size_t>(queue.jobs.size(), 1))));
+  for (const PendingJob& job : queue.pending) progress.Expect(job.pace, job.expected_s);
+  StoringObserver observer(store_, clock_, &progress, &queue.pending, run_id);
+  return RunJobs(queue.jobs, &observer, &progress, run_id, summary, err);
+}
 
-  double expected_total = 0;
-  for (double e : expected) expected_total += e;
-  Progress progress(terminal_, clock_, jobs.size(), summary->reused, expected_total);
-  progress.SetWorkers(std::min<int>(supervisor_->slots(), static_cast<int>(std::max<size_t>(jobs.size(), 1))));
-  for (const PendingJob& job : ordered) progress.Expect(job.pace, job.expected_s);
-  StoringObserver observer(store_, clock_, &progress, &ordered, run_id);
+RunEnd RunSession::RunJobs(const std::vector<SupervisedJob>& jobs, RunObserver* observer, Progress* progress,
+                           long long run_id, RunSummary* summary, std::string* err) {
   std::string run_err;
-  end = supervisor_->Run(jobs, &observer, &run_err);
+  RunEnd end = supervisor_->Run(jobs, observer, &run_err);
   if (end == RunEnd::completed) supervisor_->Stop();
   summary->restarts = supervisor_->restarts();
   summary->recycled = supervisor_->recycled();
   std::string finish_err;
   bool finished = store_->FinishRun(run_id, clock_->UtcIso(), &finish_err);
-  std::string workers;
-  if (summary->restarts > 0) workers = fmt::format("workers lost {}", summary->restarts);
-  if (summary->recycled > 0) {
-    workers += fmt::format("{}replaced {} between jobs to free memory", workers.empty() ? "workers " : ", ",
-                           summary->recycled);
-  }
-  progress.Finish(end == RunEnd::completed ? "" : end == RunEnd::interrupted ? "interrupted" : "stopped", workers);
+  progress->Finish(end == RunEnd::completed ? "" : end == RunEnd::interrupted ? "interrupted" : "stopped",
+                   WorkersNote(*summary));
   if (end == RunEnd::failed || end == RunEnd::stopped) {
     *err = run_err;
     return end;

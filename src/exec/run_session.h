@@ -17,6 +17,8 @@
 
 namespace opsweep {
 
+class Progress;
+
 enum class DryRun { no, yes };  // --dry-run: plan and print, probe nothing, write nothing
 
 struct RunRequest {
@@ -50,6 +52,11 @@ class RunSession {
   RunEnd Execute(const RunRequest& request, RunSummary* summary, std::string* err);
 
  private:
+  // Runs the jobs, the observer storing each outcome as it arrives, and finishes the run
+  // (runs.finished) however it ended.
+  RunEnd RunJobs(const std::vector<SupervisedJob>& jobs, RunObserver* observer, Progress* progress, long long run_id,
+                 RunSummary* summary, std::string* err);
+
   Supervisor* supervisor_;
   ResultStore* store_;
   Clock* clock_;
