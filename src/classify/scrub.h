@@ -18,7 +18,7 @@ std::string StripAnsi(std::string_view text);
 //   /tmp/x, /var/tmp/x, /private/tmp/x, /var/folders/../x              -> <tmp>/x
 //   /usr/lib/pythonX.Y/x, /usr/local/lib/pythonX.Y/x                   -> <stdlib>/x
 //   any other absolute path of three or more parts                     -> .../<last part>
-// `library` is the surveyed library's top-level package ("kornia"); may be empty. URLs are kept.
+// `library` is the surveyed library's top-level package ("lib" for lib/x.py); may be empty. URLs are kept.
 std::string ScrubPaths(std::string_view text, std::string_view library);
 
 // Dynamo's identity guards name an object by its address in the worker's process, which differs on

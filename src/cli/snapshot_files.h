@@ -15,11 +15,11 @@ std::string OneLineMessage(std::string text);
 std::string SnapshotFilePath(const std::string& path);
 
 // Reads and validates the snapshot at `path`: a snapshot file, or a folder holding snapshot.json
-// (snapshots/kornia-0.9.0/torch-2.13.0). On failure *err is one line that starts with the path.
+// (snapshots/lib-1.2.0/torch-2.13.0). On failure *err is one line that starts with the path.
 bool LoadSnapshotFile(const std::string& path, snapshot::Snapshot* out, std::string* err);
 
 // Reads several snapshots, each as LoadSnapshotFile does, up to one thread per core: reading and
-// validating a kornia-sized snapshot (17 MB of JSON) is most of what diff and render cost, and the
+// validating a large survey's snapshot (17 MB of JSON) is most of what diff and render cost, and the
 // files are independent. On failure *err is the message of the first failing path in the order
 // given, whatever order the threads finish in; `out` is then unspecified.
 bool LoadSnapshotFiles(const std::vector<std::string>& paths, std::vector<snapshot::Snapshot>* out,

@@ -20,13 +20,13 @@ namespace opsweep {
 struct LibraryIndex {
   bool known = false;    // false: no index (no library, or a worker that sent none)
   std::string library;   // the library's name
-  // "kornia/color/gray.py:rgb_to_grayscale" -> digest of its tokens ("t:...", index version 4: a
+  // "lib/color/gray.py:rgb_to_grayscale" -> digest of its tokens ("t:...", index version 4: a
   // comment or a re-wrapped line changes none); from a version-3 worker, of its source lines.
   std::map<std::string, std::string> functions;
   // Version 4: the same functions' digests of their source lines, against which a record measured
   // before version 4 (its digests lack the "t:" prefix) is checked. Empty from a version-3 worker.
   std::map<std::string, std::string> line_functions;
-  std::map<std::string, std::string> modules;    // "kornia/color/gray.py" -> digest of its module-level code
+  std::map<std::string, std::string> modules;    // "lib/color/gray.py" -> digest of its module-level code
 };
 
 // Reads an `index` message (version 3 or 4). Fails (*err says what is wrong) on a missing or
@@ -58,8 +58,8 @@ std::vector<DepChange> ChangedDeps(const nlohmann::json& deps, const LibraryInde
 bool ReencodeLineDigests(nlohmann::json* deps, const LibraryIndex& index);
 bool ReencodeLineDigests(nlohmann::ordered_json* deps, const LibraryIndex& index);
 
-// "kornia/color/gray.py:rgb_to_grayscale changed", "module-level code of kornia/constants.py
-// changed", "kornia/x.py:f was removed", "kornia/x.py was edited while the job ran".
+// "lib/color/gray.py:rgb_to_grayscale changed", "module-level code of lib/constants.py
+// changed", "lib/x.py:f was removed", "lib/x.py was edited while the job ran".
 std::string DepChangeSentence(const DepChange& change);
 
 }  // namespace opsweep

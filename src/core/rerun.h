@@ -113,7 +113,7 @@ RerunDecision DecideRerun(const std::optional<StoredJob>& stored, const JobKey& 
 
 // One sentence per key field that differs between two key_fields_json objects: "the case changed
 // (its target, inputs or options)", "the harness code of path onnx changed", "onnxruntime 1.32.0 ->
-// 1.33.0", "the surveyed library changed (kornia -> foo)"; and the cause of the first of them.
+// 1.33.0", "the surveyed library changed (lib -> otherlib)"; and the cause of the first of them.
 std::vector<std::string> KeyFieldSentences(const std::string& old_fields_json, const std::string& new_fields_json,
                                            RerunCause* cause);
 

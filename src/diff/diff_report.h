@@ -46,10 +46,10 @@ struct KindSection {
 };
 
 struct SideLabel {
-  std::string library;  // "kornia 0.9.0"
+  std::string library;  // "lib 1.2.0"
   std::string torch;    // "2.13.0+cpu", "" when unknown
   std::string date;     // "2026-11-30"
-  std::string text;     // "kornia 0.9.0, torch 2.13.0+cpu, 2026-11-30"
+  std::string text;     // "lib 1.2.0, torch 2.13.0+cpu, 2026-11-30"
 };
 
 struct PathLabel {

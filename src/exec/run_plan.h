@@ -62,7 +62,7 @@ std::vector<const StoredResult*> ReencodeCurrentRecords(std::vector<StoredResult
 // another machine)" when their results were measured on a CPU other than this one.
 std::string PlanSummary(const RunPlan& plan, size_t cases, const ShardSpec& shard);
 
-// One line per job that runs: "rgb_to_grayscale onnx: kornia/color/gray.py:rgb_to_grayscale changed";
+// One line per job that runs: "rgb_to_grayscale onnx: lib/color/gray.py:rgb_to_grayscale changed";
 // then one line per migration those lines name, with its why and its job count ("migration ID (N
 // jobs): WHY"), so a paragraph-long why is not repeated on every job line.
 std::vector<std::string> ExplainLines(const RunPlan& plan);

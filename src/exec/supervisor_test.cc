@@ -58,7 +58,7 @@ TEST(Supervisor, OpenReturnsHelloAndInventory) {
   ASSERT_EQ(sup.Open(&hello, &inv, &index, &err), RunEnd::completed) << err;
   EXPECT_EQ(hello.harness, "h1");
   EXPECT_TRUE(index.known);
-  EXPECT_EQ(index.library, "kornia");
+  EXPECT_EQ(index.library, "lib");
   ASSERT_EQ(inv.size(), 3u);
   EXPECT_EQ(inv[2].fingerprint, "fp-c");
   EXPECT_EQ(pool.started, 1);  // only the first worker until jobs are known

@@ -2,8 +2,8 @@
 // "name domain:role priority uri dispname". A record's `api` is the documented name its target is
 // published under and `api_uri` the page (and anchor) that documents it, so the page can link to
 // the API reference. Sphinx lists an object under the module that documents it
-// (kornia.geometry.epipolar.find_fundamental), which may not be the name a case's target is known
-// by (kornia.geometry.find_fundamental): lookups try every public name the object has.
+// (lib.geometry.epipolar.find_fundamental), which may not be the name a case's target is known
+// by (lib.geometry.find_fundamental): lookups try every public name the object has.
 #pragma once
 #include <map>
 #include <optional>
@@ -15,7 +15,7 @@ namespace opsweep {
 
 struct ApiRef {
   std::string name;  // the documented name, as the inventory lists it
-  std::string uri;   // the documenting page relative to the docs root, "$" resolved: "geometry.html#kornia..."
+  std::string uri;   // the documenting page relative to the docs root, "$" resolved: "geometry.html#lib..."
   bool operator==(const ApiRef&) const = default;
 };
 

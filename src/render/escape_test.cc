@@ -23,7 +23,7 @@ TEST(EscapeTest, ScriptJsonStringCannotCloseTheScriptOrOpenAComment) {
 }
 
 TEST(EscapeTest, UrlEncodeKeepsUnreservedOnly) {
-  EXPECT_EQ(UrlEncode("kornia.color.rgb_to_hsv"), "kornia.color.rgb_to_hsv");
+  EXPECT_EQ(UrlEncode("lib.color.rgb_to_hsv"), "lib.color.rgb_to_hsv");
   EXPECT_EQ(UrlEncode("a b/c?d=\"e\""), "a%20b%2Fc%3Fd%3D%22e%22");
 }
 
@@ -52,7 +52,7 @@ TEST(EscapeTest, RstEscapesInlineMarkupAndLeadingBlockMarkup) {
 }
 
 TEST(EscapeTest, RstLiteralFallsBackWhenABackquoteIsInside) {
-  EXPECT_EQ(RstLiteral("kornia/x.py:12"), "``kornia/x.py:12``");
+  EXPECT_EQ(RstLiteral("lib/x.py:12"), "``lib/x.py:12``");
   EXPECT_EQ(RstLiteral("a`b"), "a\\`b");
   EXPECT_EQ(RstLiteral(""), "");
 }

@@ -98,7 +98,7 @@ struct ReasonLink {
 struct BreakReasonView {
   std::string text;
   std::optional<ReasonLink> reason;
-  std::string location;  // "kornia/x.py:40" or ""
+  std::string location;  // "lib/x.py:40" or ""
 };
 
 // One line of a row's details: what one or more paths said, merged when equal.
@@ -107,7 +107,7 @@ struct DetailLine {
   std::string paths_label;  // "ONNX, export"
   std::string text;         // the user-facing detail (falls back to the error, the reason title)
   std::string error;        // the raw error line when it says more than `text`; else ""
-  std::string location;     // "kornia/x.py:12" or ""
+  std::string location;     // "lib/x.py:12" or ""
   std::optional<ReasonLink> reason;
   std::vector<BreakReasonView> break_reasons;
   // The dynamic-shape paths' findings, one sentence each: the shapes probed, each dimension the
@@ -183,7 +183,7 @@ struct RowView {
 
 struct SectionView {
   std::string name;   // "" for the package's top level
-  std::string title;  // "kornia.geometry.epipolar"; "kornia.geometry (top level)" for ""
+  std::string title;  // "lib.geometry.epipolar"; "lib.geometry (top level)" for ""
   std::string anchor;
   std::vector<RowView> rows;
 };
@@ -197,7 +197,7 @@ struct PackageSummary {
 
 struct PackageView {
   std::string name;    // "geometry"
-  std::string title;   // "kornia.geometry"
+  std::string title;   // "lib.geometry"
   std::string anchor;
   PackageSummary summary;
   std::vector<SectionView> sections;  // only sections with rows left after n/a-everywhere rows
@@ -258,7 +258,7 @@ struct ReleaseView {
   std::string release;   // "2.9.1"
   std::string label;     // "torch 2.9.1"
   std::string torch;     // "2.9.1+cu128": the version the workers measured
-  std::string library;   // "kornia 0.9.0"
+  std::string library;   // "lib 1.2.0"
   std::string date;
   bool current = false;  // the snapshot the page shows
   std::vector<PathCount> counts;  // one per ViewModel::paths: that release's supported / probed
@@ -321,7 +321,7 @@ struct HistoryView {
 };
 
 struct ViewModel {
-  std::string title;  // "kornia 0.9.0: ONNX, torch.export and torch.compile support"
+  std::string title;  // "lib 1.2.0: ONNX, torch.export and torch.compile support"
   std::string library_name;
   std::string library_version;
   std::string generated;

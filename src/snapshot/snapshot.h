@@ -27,7 +27,7 @@ inline constexpr const char* kUnclassifiedReason = "unclassified";
 inline constexpr const char* kMissingResultReason = "missing-result";
 
 // One graph-break reason: its reason id (a rule's, or `unclassified`), the cleaned text, and where
-// Dynamo broke in the library ("kornia/x.py:40"; "" when unknown: omitted on disk).
+// Dynamo broke in the library ("lib/x.py:40"; "" when unknown: omitted on disk).
 struct GraphBreak {
   std::string reason;
   std::string text;
@@ -50,7 +50,7 @@ struct SubOutcome {
 struct DynamicDim {
   std::string name;  // "batch", "H", "W", "D", "x1[2]"
   std::string kind;  // "constant", "range", "assert", "guard"
-  std::string why;   // the guard and the library line: "x0[2] == 48 at kornia/x.py:12 in f"
+  std::string why;   // the guard and the library line: "x0[2] == 48 at lib/x.py:12 in f"
 };
 
 // What a dynamic-shape path found (from record.dynamic; absent on the static paths).
@@ -70,7 +70,7 @@ struct Outcome {
   std::string reason;    // reason id; "" (null on disk) for a supported outcome
   std::string detail;    // short user-facing text
   std::string error;     // cleaned first line of the root cause, "" when nothing raised
-  std::string location;  // where it was raised: "kornia/x.py:12", a registry's "cases_x.py:40"; "" when unknown
+  std::string location;  // where it was raised: "lib/x.py:12", a registry's "cases_x.py:40"; "" when unknown
   std::optional<int> graph_breaks;
   std::vector<GraphBreak> break_reasons;
   std::vector<std::string> op_types;  // sorted

@@ -14,7 +14,7 @@
 namespace opsweep::snapshot {
 namespace {
 
-// The parse's DOM lives in an arena. A kornia snapshot (17 MB) is millions of small map nodes and
+// The parse's DOM lives in an arena. A large survey's snapshot (17 MB) is millions of small map nodes and
 // vectors, and allocating and freeing them one by one was about half of what reading one cost
 // (perf, 2026-12-05); the arena hands out memory by bumping a pointer and frees it all at once.
 // Only the DOM's containers come from it (nlohmann allocates objects, arrays and the string values'

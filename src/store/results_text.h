@@ -1,5 +1,5 @@
-// The text form of a results database (docs/formats.md section 4.1): what the repository commits
-// (snapshots/kornia/results.jsonl) so that a fresh clone re-probes nothing when nothing changed,
+// The text form of a results database (docs/formats.md section 4.1): what a repository commits
+// (snapshots/<library>/results.jsonl) so that a fresh clone re-probes nothing when nothing changed,
 // and so that new rules, texts or cross-references can be merged without re-probing.
 //
 // Design: one JSON object per line, UTF-8, `\n` after every line, in a fixed order: a header line,

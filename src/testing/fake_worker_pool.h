@@ -43,7 +43,7 @@ class FakeWorkerPool : public WorkerPool {
   double startup_s = 0.5;
   int protocol = 3;
   // The index message sent after the inventory ("" sends none: a worker of protocol 2).
-  std::string index_json = R"({"type":"index","version":3,"library":"kornia","functions":{},"modules":{}})";
+  std::string index_json = R"({"type":"index","version":3,"library":"lib","functions":{},"modules":{}})";
   std::string startup_error;     // sent instead of hello when set
   bool startup_hangs = false;
   int fail_start_after = -1;     // Start() fails once this many workers were started
