@@ -4,6 +4,7 @@ the memory limit, poisoned workers. Fake workers only (no torch)."""
 import os
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 
@@ -74,20 +75,48 @@ def test_sigterm_keeps_finished_results(tmp_path):
 
 
 def test_ctrl_c_reaches_only_the_engine(tmp_path):
-    # A terminal's Ctrl-C goes to the foreground process group: the engine's, not the workers'.
+    # A terminal's Ctrl-C sends SIGINT to the foreground process group: the engine's. The workers
+    # have groups of their own (and ignore SIGINT besides), so the signal never interrupts a job in
+    # a worker (the fake worker would die of a KeyboardInterrupt, a real one could record it as the
+    # job's failure); the engine alone handles it: it kills the workers, keeps what finished and
+    # exits 130 (src/exec/posix_worker_pool.h).
     reg = h.write_registry(tmp_path, slow_cases(40, 0.2))
     db = tmp_path / "g.db"
-    proc = h.start(["--cases", reg, "--db", str(db), "--paths", "onnx", "-j", "2"], tmp_path)
+    # Started the way a shell with job control starts a command: in a process group of its own,
+    # which the terminal's Ctrl-C is sent to.
+    proc = subprocess.Popen([h.binary(), "run", "--cases", reg, "--db", str(db), "--paths", "onnx", "-j", "2"],
+                            cwd=str(tmp_path), env=h.fake_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, process_group=0)
     try:
         h.wait_for_results(db, 2)
-        workers = h.live_processes_mentioning(reg)
-        assert workers and all(os.getpgid(w) == w for w in workers if w != proc.pid)
-        assert os.getpgid(proc.pid) not in workers
+        assert os.getpgid(proc.pid) == proc.pid
+        workers = [w for w in h.live_processes_mentioning(reg) if w != proc.pid]
+        assert len(workers) == 2, workers
+        assert all(os.getpgid(w) == w for w in workers)
+        # The engine held stopped, its SIGINT stays pending while every process the signal reached
+        # has time to act on it: the workers must live on through it.
+        os.kill(proc.pid, signal.SIGSTOP)
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(1.0)
+        survivors = h.live_processes_mentioning(reg)
+        assert set(workers) <= set(survivors), f"Ctrl-C reached workers {sorted(set(workers) - set(survivors))}"
+        logs = list((tmp_path / "logs").glob("worker-*.log"))
+        assert logs and not any("KeyboardInterrupt" in log.read_text(errors="replace") for log in logs)
+        os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=15)
     finally:
-        proc.kill()
-        proc.wait()
-        assert not h.wait_until_gone(reg)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
         h.kill_leftovers(reg)
+    # The engine handled it: interrupted, the workers gone with it, the finished results kept.
+    assert proc.returncode == 130, err
+    assert "interrupted" in err.strip().splitlines()[-1]
+    assert not h.wait_until_gone(reg)
+    kept = h.results(db)
+    assert 2 <= len(kept) < 40
+    assert all(r["status"] == "ok" for r in kept.values())
+    assert h.runs(db)[-1]["finished"]
 
 
 def test_damaged_database_is_refused_untouched(tmp_path):

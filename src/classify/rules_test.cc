@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 
 #include "classify/classifier.h"
@@ -285,16 +286,43 @@ TEST(Classifier, PublicNameFallbacks) {
   EXPECT_EQ(classifier.PublicName("grid_sampler"), "torch.grid_sampler");
 }
 
+// Matched text is bounded (classify/classifier.h): megabytes of message and chain cost what their
+// first few thousand characters cost. Every long text here is built to hit onnx-missing-lowering,
+// and the test asserts that it does: a matcher that matched nothing would fail it, not pass it.
 TEST(Classifier, LongTextsStayBoundedAndFast) {
   RuleSet set;
   std::string err;
   ASSERT_TRUE(LoadRules(EmbeddedRuleSources(), &set, &err)) << err;
   Classifier classifier(set);
-  std::string huge(2'000'000, 'a');
-  std::string chain = std::string(100000, 'x') + "\nNo ONNX function found for <OpOverload(op='aten.histc', overload='default')>";
-  ClassifyInput in{"onnx", "export", Status::fail, "", "T", huge, chain};
-  Classification c = classifier.Classify(in);
-  EXPECT_EQ(c.rule, nullptr);  // the lowering text lies past the bound
+  auto classify = [&](const std::string& message, const std::string& chain) {
+    return classifier.Classify(ClassifyInput{"onnx", "export", Status::fail, "", "DispatchError", message, chain});
+  };
+  auto is_lowering_of_histc = [](const Classification& c) {
+    return c.rule != nullptr && c.rule->id == "onnx-missing-lowering" && c.captures.count("op") &&
+           c.captures.at("op") == "histc";
+  };
+  const std::string lowering = "No ONNX function found for <OpOverload(op='aten.histc', overload='default')>";
+  ASSERT_TRUE(is_lowering_of_histc(classify(lowering, "")));
+
+  // Real matching work: every line holds the rule's literal (so its regex runs on each), only the
+  // last line within the bound matches, and two megabytes follow on one line.
+  std::string near_misses;
+  while (near_misses.size() < 3000) {
+    near_misses += "No ONNX function found for <OpOverload(op='aten.histc' " + std::string(200, 'a') + "\n";
+  }
+  const std::string message = near_misses + lowering + "\n" + std::string(2'000'000, 'a');
+  const std::string chain = std::string(100'000, 'x') + "\n" + lowering;
+  const auto start = std::chrono::steady_clock::now();
+  constexpr int kRounds = 20;
+  for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(is_lowering_of_histc(classify(message, chain))) << i;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds / kRounds, 0.1) << "one classification of megabytes took " << seconds / kRounds << " s";
+
+  // Past the bound, the same lowering is not read: after 100,000 characters of chain (and a
+  // message without it)...
+  EXPECT_EQ(classify(std::string(2'000'000, 'a'), chain).rule, nullptr);
+  // ... while the same chain with the lowering within the bound is classified.
+  EXPECT_TRUE(is_lowering_of_histc(classify(std::string(2'000'000, 'a'), std::string(1000, 'x') + "\n" + lowering)));
 }
 
 // The harness marks a failure raised in registry code on the first line of error.chain only (the
