@@ -166,9 +166,9 @@ def test_the_dynamic_modules_belong_to_the_dynamic_paths_only():
 
     assert list(PATHS)[-3:] == ["export-dynamic", "onnx-dynamic", "compile-dynamic"]
     common = {rel for rel, _ in common_harness_files()}
-    assert "shapes.py" not in common and "paths/_dynamic.py" not in common
+    assert "shapes.py" not in common and "paths/dynamic.py" not in common
     for pid in ("export-dynamic", "onnx-dynamic", "compile-dynamic"):
-        assert {"opsweep.shapes", "opsweep.paths._dynamic"} <= set(PATHS[pid].uses)
+        assert {"opsweep.shapes", "opsweep.paths.dynamic"} <= set(PATHS[pid].uses)
         assert "opsweep_suites.kornia._dynamic_overrides" in PATHS[pid].uses
     assert "opsweep.paths.onnx" in PATHS["onnx-dynamic"].uses and "opsweep.paths.compile" in PATHS["compile-dynamic"].uses
     assert len({harness_digest(s) for s in PATHS.values()}) == len(PATHS)
@@ -206,7 +206,7 @@ def test_every_kornia_override_names_a_bundled_case_and_parses():
 def test_guard_expressions_read_as_operators():
     import sympy
 
-    from opsweep.paths._dynamic import expression_text
+    from opsweep.paths.dynamic import expression_text
 
     a, b = sympy.symbols("s1 s2")
     names = {a: "x0[2]", b: "x1[0]"}

@@ -28,7 +28,7 @@ def test_paths_are_discovered_with_their_descriptions():
     from opsweep.paths import common_harness_files
     common = {rel for rel, _ in common_harness_files()}
     assert not [rel for rel in common if rel.startswith("runtimes/")]
-    assert "shapes.py" not in common and "paths/_dynamic.py" not in common
+    assert "shapes.py" not in common and "paths/dynamic.py" not in common
     # tools that never run a probe are no path's harness: editing them re-probes nothing
     assert "job.py" in common and "worker.py" in common
     assert not common & {"coverage.py", "public_names.py", "repro.py"}

@@ -10,7 +10,7 @@ package's parent less the case toolkit (case code, in case fingerprints), the to
 modules some path names in its ``uses``) plus its own module and the modules in its ``uses``, so
 editing one path's module re-probes only that path's jobs. A module named in a ``uses`` belongs to
 the paths that name it: every path that runs it must name it (opsweep/shapes.py and
-paths/_dynamic.py are the dynamic-shape paths').
+paths/dynamic.py are the dynamic-shape paths').
 
 A harness change that can alter only some results says so in ``opsweep/harness_migrations.json``
 (not Python: it is in no digest): per path, the digest before and after the change, and the marks

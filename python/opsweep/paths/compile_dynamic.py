@@ -21,7 +21,7 @@ call; compilation happens inside it), ``compare``.
   Dynamo's reason names only the first size that differs when dimensions were compiled static
   (``size of x0[2] == 48`` for a graph static in H and W). Without that API, the reasons decide.
 - Then the checks of ``ProbeContext.verify`` at S0 on the same compiled module
-  (paths/_dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
+  (paths/dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
   randomness.
 - Statuses: ``ok`` (the third call compiled nothing new, or recompiled only because a size crossed
   a threshold: bounded, not every shape; detail says so), ``ok-recompiles`` (the third call
@@ -46,7 +46,7 @@ from typing import Any, Iterator
 from opsweep import shapes
 from opsweep.evidence import scrub
 from opsweep.flatten import flatten
-from opsweep.paths import _dynamic as dyn
+from opsweep.paths import dynamic as dyn
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext, seed_everything
 from opsweep.paths.compile import _configure_inductor
 
@@ -330,5 +330,5 @@ PATH = PathSpec(
     order=60,
     group="dynamic shapes",
     reproducible=True,
-    uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.compile", *shapes.OVERRIDE_MODULES),
+    uses=("opsweep.shapes", "opsweep.paths.dynamic", "opsweep.paths.compile", *shapes.OVERRIDE_MODULES),
 )

@@ -15,7 +15,7 @@ Steps: ``no-dynamic-dims`` (n/a: no dimension may vary, or the case opts out), `
   at its traced size when the program runs at other shapes, as is a limited one whose other size
   falls outside the range: specialised dimensions are not a failure of the program, they are
   part of its verdict.
-- Then, at the case's own shape, the checks of ``ProbeContext.verify`` (paths/_dynamic.py
+- Then, at the case's own shape, the checks of ``ProbeContext.verify`` (paths/dynamic.py
   ``check_case_shape``): the case's fresh inputs, and for check=False cases randomness.
 - Statuses: ``ok`` (every varied dimension stayed dynamic, every shape matches), ``ok-static``
   (some were fixed or limited; every shape it accepts matches; detail "static in H, W" /
@@ -35,7 +35,7 @@ import time
 from typing import Any
 
 from opsweep import shapes
-from opsweep.paths import _dynamic as dyn
+from opsweep.paths import dynamic as dyn
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext
 
 TRACE = 1  # the shape the program is exported at (S1: no varied dimension of size 0 or 1)
@@ -101,5 +101,5 @@ PATH = PathSpec(
     order=40,
     group="dynamic shapes",
     reproducible=True,
-    uses=("opsweep.shapes", "opsweep.paths._dynamic", *shapes.OVERRIDE_MODULES),
+    uses=("opsweep.shapes", "opsweep.paths.dynamic", *shapes.OVERRIDE_MODULES),
 )

@@ -11,10 +11,10 @@ dimension: what ``dynamic_axes`` becomes), ``checker`` (full check), ``ort-load`
   sizes, and the verdict is ``ok-static`` ("static in batch"). A dimension it declares dynamic is
   run at every size, whatever the exporter did while tracing: ONNX keeps no guard, so a size fixed
   or limited during export (read from the exported program's constraint report, see
-  paths/_dynamic.py ``findings``) shows up as a wrong result at another shape, and the detail says
+  paths/dynamic.py ``findings``) shows up as a wrong result at another shape, and the detail says
   which dimension was fixed and where ("H was fixed at 48 during export: x0[2] == 48 at ...").
 - Then, at the case's own shape when the model accepts it, the checks of ``ProbeContext.verify``
-  (paths/_dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
+  (paths/dynamic.py ``check_case_shape``): the case's fresh inputs, for check=False cases
   randomness (onnxruntime has no seed: runs must differ where eager's seeds do).
 - Statuses: ``ok``, ``ok-static``, ``ok-unverified`` (check=False cases), ``mismatch``, ``fail``
   (at export: e.g. the exporter refuses a dimension marked dynamic, located as the onnx path
@@ -32,7 +32,7 @@ import time
 from typing import Any
 
 from opsweep import shapes
-from opsweep.paths import _dynamic as dyn
+from opsweep.paths import dynamic as dyn
 from opsweep.paths.base import Outcome, PathSpec, ProbeContext, dist_version
 from opsweep.paths.onnx import OPSET, cache_torchlib_ops, locate_failed_node, op_types, ort_session, run_session
 
@@ -154,5 +154,5 @@ PATH = PathSpec(
     order=50,
     group="dynamic shapes",
     reproducible=True,
-    uses=("opsweep.shapes", "opsweep.paths._dynamic", "opsweep.paths.onnx", *shapes.OVERRIDE_MODULES),
+    uses=("opsweep.shapes", "opsweep.paths.dynamic", "opsweep.paths.onnx", *shapes.OVERRIDE_MODULES),
 )
