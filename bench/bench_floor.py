@@ -122,11 +122,12 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
 
     from _kornia_cases import kornia_cases
     from opsweep.case import materialize
-    from opsweep.paths.base import fresh_inputs, make_module, seed_everything
-    from opsweep.paths.compile import _configure_inductor
+    from opsweep.case_module import fresh_inputs, make_module
+    from opsweep.paths.compile import configure_inductor
     from opsweep.paths.onnx import cache_torchlib_ops, ort_session
+    from opsweep.randomness import seed_everything
 
-    _configure_inductor(1)  # one inductor compile thread, as the compile path sets it in a worker
+    configure_inductor(1)  # one inductor compile thread, as the compile path sets it in a worker
     cache_torchlib_ops()  # the onnx path's memo of onnxscript's op list: a cache, not a check
 
     names = _get(queue, parent)

@@ -149,7 +149,8 @@ sys.setrecursionlimit(10000)
 registries, targets = json.loads(sys.argv[1])
 import torch
 from opsweep.registry import load_registries
-from opsweep.paths.base import make_module, fresh_inputs, seed_everything
+from opsweep.case_module import make_module, fresh_inputs
+from opsweep.randomness import seed_everything
 callers = {f"{f}:{q}": [] for f, q in targets}
 for lc in load_registries(registries):
     case = lc.case

@@ -2,7 +2,7 @@
 """Audits the fresh input sets of registry cases: are they valid inputs, is the comparison on them
 meaningful?
 
-Every captured program is also run on a second input set (opsweep/paths/base.py
+Every captured program is also run on a second input set (opsweep/fresh_set.py
 ``draw_fresh_inputs``: each floating input redrawn uniformly in its own [min, max], unless the case
 gives its own set or opts out) and a difference from eager there is published as a ``mismatch``
 ("matches eager on its trace inputs only"). That verdict is only true when the fresh inputs are
@@ -240,7 +240,8 @@ def audit_case(case: Any) -> dict[str, Any]:
     import torch
 
     from opsweep.compare import compare
-    from opsweep.paths.base import draw_fresh_inputs, outputs_equal
+    from opsweep.fresh_set import draw_fresh_inputs
+    from opsweep.randomness import outputs_equal
 
     rec: dict[str, Any] = {"name": case.name, "check": case.check, "flags": [], "inputs": []}
     name_hint = bool(STRUCTURED_NAMES.search(case.name))

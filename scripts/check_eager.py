@@ -23,7 +23,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from opsweep.case import materialize
     from opsweep.flatten import flatten
-    from opsweep.paths.base import fresh_inputs, make_module, seed_everything
+    from opsweep.case_module import fresh_inputs, make_module
+    from opsweep.randomness import seed_everything
     from opsweep.registry import load_registries
 
     bad = 0

@@ -26,7 +26,8 @@ TOY_PATH = '''
 
 from __future__ import annotations
 
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext
+from opsweep.paths.context import ProbeContext
+from opsweep.paths.spec import Outcome, PathSpec
 
 
 def probe_toy(ctx: ProbeContext) -> Outcome:

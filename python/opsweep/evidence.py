@@ -244,13 +244,16 @@ _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 # Put on the first line of ``chain`` when the failure was raised in registry code: the reason rules
 # (rules/outcomes.json, ``registry-error``) match text only, and the classifier reads the chain. It
-# cannot come from probed code: ``_neutralise`` rewrites any "[opsweep:" in the texts the failure
+# cannot come from probed code: ``neutralise`` rewrites any "[opsweep:" in the texts the failure
 # produced before the marker is added.
 REGISTRY_MARKER = "[opsweep:raised-in-registry]"
 _MARKER_PREFIX = "[opsweep:"
 
 
-def _neutralise(text: str) -> str:
+def neutralise(text: str) -> str:
+    """``text`` with every ``[opsweep:`` made ``[opsweep :``: a text the failure produced (a message,
+    a chain, a runtime's error) can then never carry ``REGISTRY_MARKER`` or any other mark of ours.
+    Every failure text that reaches a record goes through it before a marker is added."""
     return text.replace(_MARKER_PREFIX, "[opsweep :")
 
 
@@ -406,12 +409,12 @@ def evidence(exc: BaseException, library: Library | None = None) -> dict[str, An
     except Exception:  # formatting must never fail the job
         chain = f"{type_name(exc)}: {message_of(exc)}"
     where = raised_in(exc, lib)
-    chain = _neutralise(scrub(chain, lib))
+    chain = neutralise(scrub(chain, lib))
     if where == "registry":
         chain = f"{REGISTRY_MARKER} the failure was raised in registry code\n{chain}"
     return {
         "type": type_name(root),
-        "message": _neutralise(scrub(message_of(root), lib))[:MESSAGE_LIMIT],
+        "message": neutralise(scrub(message_of(root), lib))[:MESSAGE_LIMIT],
         "chain": bound(chain, CHAIN_LIMIT),
         "frames": library_frames(exc, lib),
         "registry_frames": registry_frames(exc, lib),

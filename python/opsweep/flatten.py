@@ -15,7 +15,7 @@ Contract (one order for every path, so outputs compare position by position):
   (a plain float) does not have, and a false "output count differs" mismatch.
 
 The capture paths that need a flat graph output (ONNX, torch.export) apply ``flatten`` *inside*
-the traced forward (see paths/base.py), so the exporter's output order is this order by
+the traced forward (see case_module.py), so the exporter's output order is this order by
 construction, and result objects that are not registered pytrees still export. An empty result
 means the case has no tensor output (status ``n/a``, step ``no-tensor``).
 """

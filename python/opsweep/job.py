@@ -33,6 +33,7 @@ that did not run is null; ``total_s`` includes the extra runs of the checks.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import os
@@ -44,12 +45,15 @@ from typing import Any
 import torch
 
 from opsweep.case import Case, Lazy, construction_files, materialize
+from opsweep.case_module import fresh_inputs, make_module
 from opsweep.deps import DepsTracker, Recorder, prepare_recording
 from opsweep.evidence import evidence, scrub
 from opsweep.flatten import describe, flatten
 from opsweep.library import Library
 from opsweep.paths import PATHS
-from opsweep.paths.base import Outcome, ProbeContext, fresh_inputs, make_module, seed_everything
+from opsweep.paths.context import ProbeContext, RecordFields
+from opsweep.paths.spec import Outcome, PathSpec
+from opsweep.randomness import seed_everything
 
 
 def _seconds(x: float | None) -> float | None:
@@ -118,25 +122,38 @@ def _files(*recorders: Recorder) -> set[str]:
     return {code.co_filename for r in recorders for code in r.all_codes()}
 
 
+# Where each field sits in a record: the order records have always been written in (a stored record
+# is compared byte for byte). The paths' own fields (PathSpec.record_fields) take the places named
+# here; a field a path adds that is not named goes last.
+FIELD_ORDER = ("status", "step", "detail", "error", "graph_breaks", "break_reasons", "break_frames", "onnx",
+               "outputs", "timings", "sources", "checks", "notes", "deps", "subverdicts", "dynamic")
+
+
 def new_record() -> dict[str, Any]:
-    return {
+    """A record before the job fills it: the common fields and every path's own fields, each at
+    its empty value (a field another path writes stays so), in ``FIELD_ORDER``."""
+    record: dict[str, Any] = {
         "status": "",
         "step": "",
         "detail": "",
         "error": None,
-        "graph_breaks": None,
-        "break_reasons": [],
-        "break_frames": [],
-        "onnx": None,
         "outputs": None,
         "timings": {"eager_s": None, "capture_s": None, "run_s": None, "total_s": None},
         "sources": [],
         "checks": {},
         "notes": [],
         "deps": None,
-        "subverdicts": {},
-        "dynamic": None,
     }
+    for spec in PATHS.values():
+        for name, empty in spec.record_fields.items():
+            record.setdefault(name, copy.deepcopy(empty))
+    place = {name: i for i, name in enumerate(FIELD_ORDER)}
+    return dict(sorted(record.items(), key=lambda item: place.get(item[0], len(place))))
+
+
+def path_fields(spec: PathSpec) -> RecordFields:
+    """The record fields ``spec`` declares, each at its empty value: what its probe fills."""
+    return RecordFields({name: copy.deepcopy(empty) for name, empty in spec.record_fields.items()})
 
 
 def run_job(
@@ -256,7 +273,7 @@ def _run(case: Case, path: str, record: dict[str, Any], library: Library | None,
         _probe(case, spec, held, record, finish, library, threads, clock)
 
 
-def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finish: Any, library: Library | None,
+def _probe(case: Case, spec: PathSpec, held: list[Any], record: dict[str, Any], finish: Any, library: Library | None,
            threads: int, clock: JobClock) -> dict[str, Any]:
     """Everything after the eager reference (``held``: its raw result): flattening it, then the
     path's probe."""
@@ -281,6 +298,7 @@ def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finis
             eager=lambda calls: eager_calls(case, calls),
             timeout_s=clock.timeout_s,
             deadline=clock.deadline,
+            fields=path_fields(spec),
         )
         failure: BaseException | None = None
         try:
@@ -293,13 +311,9 @@ def _probe(case: Case, spec: Any, held: list[Any], record: dict[str, Any], finis
                 ctx.step or "worker",
                 "ran on its trace inputs but raised on fresh inputs" if on_fresh else "",
             )
-    record["graph_breaks"] = ctx.graph_breaks
-    record["break_reasons"] = list(ctx.break_reasons)
-    record["break_frames"] = [list(f) for f in ctx.break_frames]
-    record["onnx"] = ctx.onnx
+    for name, value in ctx.fields.items():
+        record[name] = value
     record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
-    record["subverdicts"] = dict(sorted(ctx.subverdicts.items()))
-    record["dynamic"] = ctx.dynamic
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)
     record["timings"]["run_s"] = _seconds(ctx.run_s)
     if failure is not None:

@@ -10,7 +10,8 @@ Contract:
 - ``fingerprint`` is a hex digest over the library's ``.py`` files sorted by relative path (each
   file's relative path and bytes, length-prefixed), so it changes when any source file changes and
   is identical across processes and machines for identical sources.
-- ``tree_fingerprint`` is the same digest for any folder; the worker uses it for the harness.
+- ``tree_fingerprint`` is the same digest for any folder; ``py_files`` and ``hash_files`` are its two
+  halves, which the harness digests (opsweep/paths/__init__.py, the worker) use on their own lists.
 """
 
 from __future__ import annotations
@@ -53,10 +54,10 @@ class Library:
         """(relative name, absolute path) of every .py file, sorted by relative name."""
         if not self.is_package:
             return [(os.path.basename(self.root), self.root)]
-        return [(f"{self.name}/{rel}", path) for rel, path in _py_files(self.root, exclude=())]
+        return [(f"{self.name}/{rel}", path) for rel, path in py_files(self.root, exclude=())]
 
     def fingerprint(self) -> str:
-        return _hash_files(self.source_files())
+        return hash_files(self.source_files())
 
 
 def _root_variants(root: str) -> list[str]:
@@ -65,7 +66,10 @@ def _root_variants(root: str) -> list[str]:
     return [norm] if real == norm else [norm, real]
 
 
-def _py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
+def py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
+    """(name relative to ``root``, ``/``-separated; absolute path) of every ``.py`` file under
+    ``root``, sorted by name; ``exclude`` lists sub-folders and files (relative names) to leave
+    out; ``__pycache__`` is never walked."""
     excluded = set(exclude)
     found: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -85,7 +89,10 @@ def _py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
     return found
 
 
-def _hash_files(files: list[tuple[str, str]]) -> str:
+def hash_files(files: list[tuple[str, str]]) -> str:
+    """The digest of ``files`` ((name, path) pairs, in the order given): each name and its file's
+    bytes, length-prefixed, so a renamed, edited, added or removed file changes it; identical
+    across processes and machines for identical files and names."""
     h = hashlib.blake2b(digest_size=16, person=b"opsweep-tree-v1")
     for rel, path in files:
         with open(path, "rb") as f:
@@ -98,7 +105,7 @@ def _hash_files(files: list[tuple[str, str]]) -> str:
 
 def tree_fingerprint(root: str, exclude: Iterable[str] = ()) -> str:
     """Digest of the .py files under ``root``; ``exclude`` lists sub-folders and files relative to root."""
-    return _hash_files(_py_files(root, exclude))
+    return hash_files(py_files(root, exclude))
 
 
 def load_library(name: str) -> Library:

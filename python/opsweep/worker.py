@@ -157,10 +157,10 @@ def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
 
 def harness_fingerprint() -> str:
     """Digest of the common harness modules (every path's own digest is in its description)."""
-    from opsweep.library import _hash_files
+    from opsweep.library import hash_files
     from opsweep.paths import common_harness_files
 
-    return _hash_files(common_harness_files())
+    return hash_files(common_harness_files())
 
 
 # ---------------------------------------------------------------------------------------------

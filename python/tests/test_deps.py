@@ -480,7 +480,7 @@ def test_spelled_names_cover_attributes_globals_and_getattr_strings():
     def reader(m):
         return m._CACHE, GLOBAL_NAME, getattr(m, "memo_by_string")  # noqa: F821
 
-    names = deps.hidden.spelled_names([reader.__code__])
+    names = deps.index.spelled_names([reader.__code__])
     assert {"_CACHE", "GLOBAL_NAME", "memo_by_string", "getattr"} <= names
 
 

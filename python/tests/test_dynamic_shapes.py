@@ -171,6 +171,7 @@ def test_the_dynamic_modules_belong_to_the_dynamic_paths_only():
         assert {"opsweep.shapes", "opsweep.paths.dynamic"} <= set(PATHS[pid].uses)
         assert "opsweep_suites.kornia._dynamic_overrides" in PATHS[pid].uses
     assert "opsweep.paths.onnx" in PATHS["onnx-dynamic"].uses and "opsweep.paths.compile" in PATHS["compile-dynamic"].uses
+    assert "opsweep.paths.export" in PATHS["export-dynamic"].uses  # its program runs as the export path's
     assert len({harness_digest(s) for s in PATHS.values()}) == len(PATHS)
 
 

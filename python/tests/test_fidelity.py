@@ -17,7 +17,8 @@ from harness_helpers import FIXTURES, INDUCTOR_CACHE
 from opsweep import case, evidence
 from opsweep.job import run_job
 from opsweep.library import load_library
-from opsweep.paths.base import FRESH_MISMATCH, RANDOMNESS_FROZEN, draw_fresh_inputs
+from opsweep.fresh_set import draw_fresh_inputs
+from opsweep.paths.context import FRESH_MISMATCH, RANDOMNESS_FROZEN
 from opsweep.registry import load_registries
 
 FIDELITY_REGISTRY = os.path.join(FIXTURES, "cases_fidelity.py")
@@ -265,7 +266,7 @@ def test_a_capture_that_keeps_a_rare_draw_passes_the_randomness_check(fidelity, 
 def test_frozen_bound_calls_frozen_only_what_eager_makes_improbable():
     """The bound on a repeat-everything capture: small when eager changes under most seeds, near 1
     when eager keeps one value under most seeds; never below the bar for eager's own pattern."""
-    from opsweep.paths.base import FROZEN_ALPHA, commonest_count, frozen_bound
+    from opsweep.randomness import FROZEN_ALPHA, commonest_count, frozen_bound
 
     assert frozen_bound(1, 32, 8) < FROZEN_ALPHA  # eager different under every seed: 8 repeats are frozen
     assert frozen_bound(12, 32, 8) > FROZEN_ALPHA and frozen_bound(12, 32, 32) < FROZEN_ALPHA

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from opsweep.case import Case, loading
-from opsweep.paths.base import draw_fresh_inputs
+from opsweep.fresh_set import draw_fresh_inputs
 from opsweep.toolkit import fresh as fresh_module
 from opsweep_suites.kornia import _common as C
 from opsweep.registry import RegistryError, load_registries

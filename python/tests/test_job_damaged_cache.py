@@ -8,7 +8,7 @@ import torch
 
 from opsweep import case as make_case
 from opsweep import evidence, job
-from opsweep.paths.base import Outcome
+from opsweep.paths.spec import Outcome
 
 torch.set_num_threads(1)
 
@@ -31,7 +31,7 @@ def _fake_path(tmp_path, damage_every_time):
         so.write_bytes(b"\x7fELF whole")
         return Outcome("ok", "compile")
 
-    return so, calls, types.SimpleNamespace(probe=probe)
+    return so, calls, types.SimpleNamespace(probe=probe, record_fields={})
 
 
 def _job(monkeypatch, tmp_path, damage_every_time):

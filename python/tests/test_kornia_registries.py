@@ -58,7 +58,7 @@ def cases():
 
 
 def _eager(c):
-    from opsweep.paths.base import fresh_inputs, make_module
+    from opsweep.case_module import fresh_inputs, make_module
 
     c = materialize(c)
     module = make_module(c, flat_outputs=False)
@@ -151,7 +151,7 @@ def test_every_case_compared_with_eager_is_well_conditioned():
 
     from opsweep.case import Lazy
     from opsweep.flatten import flatten
-    from opsweep.paths.base import make_module
+    from opsweep.case_module import make_module
 
     def outputs(c, double):
         module = make_module(c, flat_outputs=False)

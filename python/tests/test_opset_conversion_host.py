@@ -134,6 +134,6 @@ def test_a_conversion_that_raises_is_the_error_the_worker_would_have_built(reque
 
 
 def _module(c):
-    from opsweep.paths.base import make_module
+    from opsweep.case_module import make_module
 
     return make_module(c, flat_outputs=True)

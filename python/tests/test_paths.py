@@ -7,7 +7,7 @@ import torch
 
 from opsweep import case
 from opsweep.paths import PATHS, describe_paths
-from opsweep.paths.base import CaseModule, make_module
+from opsweep.case_module import CaseModule, make_module
 from opsweep.paths.compile import graph_break_count
 
 torch.set_num_threads(1)
@@ -31,7 +31,7 @@ def test_paths_are_discovered_with_their_descriptions():
     assert "shapes.py" not in common and "paths/dynamic.py" not in common
     # tools that never run a probe are no path's harness: editing them re-probes nothing
     assert "job.py" in common and "worker.py" in common
-    assert not common & {"coverage.py", "public_names.py", "repro.py"}
+    assert not common & {"coverage.py", "public_names.py", "repro.py", "standalone.py"}
 
 
 def test_the_engines_path_fixture_matches_the_harness():

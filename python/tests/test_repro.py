@@ -7,8 +7,8 @@ without one), a compile mismatch (compile_offset), a graph break (item_scale), a
 exported-program mismatch (onnx_offset, export_offset). For each, the job runs through
 ``run_job`` here, the script through ``python repro.py`` in a new process whose ``opsweep`` is a
 package that refuses to import, and the script's verdict must name what the record names: the
-failing step and the root cause's type and message, or the comparison that differs, or the break
-reasons.
+failing step and the root cause's type and message, or the comparison that differs (the record's
+own detail: the script judges with opsweep's compare, copied from its source), or the break reasons.
 """
 
 from __future__ import annotations
@@ -146,8 +146,8 @@ def test_rows_in_another_order_are_named_as_such_by_the_record_and_the_reproduce
     repro.write_repro(cases[name], path, str(folder), library="fixture_ops")
     proc, verdict = _run_script(folder, no_opsweep)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    # the script reports the first output that differs: the value difference, without the count of others
-    assert verdict.split("): ", 1)[1] == detail.split(" (and ")[0], (verdict, detail)
+    # the script judges with opsweep's own compare: the record's detail, word for word
+    assert verdict.split("): ", 1)[1] == detail, (verdict, detail)
 
 
 DYNAMIC_REGISTRY = os.path.join(FIXTURES, "cases_dynamic.py")
@@ -204,8 +204,8 @@ def test_the_reproducer_of_a_dynamic_path_shows_the_recorded_failure_at_its_shap
         assert re.search(rf"\bat (the trace shape )?{where}[:,]", record["detail"]), (where, record["detail"])
     elif status == "ok-recompiles":
         assert verdict.startswith(f"recompiles on every new shape: {record['dynamic']['recompiles']} recompile(s)"), verdict
-        assert "(xs[0].size()[2] // 16) == 3" in verdict  # the guard the record names x0[2]
-        assert "(x0[2] // 16) == 3" in record["detail"]
+        # the guard as the record names it: the script reads it with the path's own guard_texts
+        assert "(x0[2] // 16) == 3" in verdict and "(x0[2] // 16) == 3" in record["detail"], (verdict, record["detail"])
     else:
         pytest.fail(f"{name} through {path} is {status}: not a planted failure")
 
@@ -300,15 +300,41 @@ def test_targets_a_script_cannot_rebuild_are_refused(tmp_path):
         repro.write_repro(case("sin", "g", torch.sin, [torch.ones(2)]), "tract", str(tmp_path))
 
 
-def test_the_paths_that_declare_a_reproducer_are_the_ones_it_writes():
-    # the page shows `opsweep repro ... --path P` only for paths whose description says reproducible:
-    # each of them must have a template, and a path without one must not claim it
+def test_the_script_carries_the_harness_code_it_runs_by_its_source(cases, tmp_path):
+    # no hand-written copy can drift: the script holds the source of the functions the survey
+    # judges with, and the path's own functions its reproducer names
+    import inspect
+
+    from opsweep.case_module import make_module
+    from opsweep.compare import compare, one_to_one
+    from opsweep.flatten import flatten
+    from opsweep.paths import PATHS
+    from opsweep.randomness import seed_everything
+
+    folder = tmp_path / "onnx_offset"
+    repro.write_repro(cases["onnx_offset"], "onnx", str(folder), library="fixture_ops")
+    script = (folder / "repro.py").read_text()
+    for fn in (make_module, compare, one_to_one, flatten, seed_everything, evidence.root_cause, *PATHS["onnx"].repro.calls):
+        assert inspect.getsource(fn) in script, fn.__name__
+    compile(script, "repro.py", "exec")
+
+
+def test_every_path_that_declares_a_reproducer_writes_one(dynamic_cases, tmp_path, monkeypatch):
+    # the page shows `opsweep repro ... --path P` for the paths whose description says reproducible:
+    # each must write a script that carries opsweep's code and imports none of it
     from opsweep.paths import PATHS, describe_paths
 
-    declared = {s.id for s in PATHS.values() if s.reproducible}
-    assert declared == set(repro.PATH_IDS) == set(repro._PATHS)
+    declared = {s.id for s in PATHS.values() if s.repro is not None}
+    assert declared == set(repro.reproducible_paths()) == set(PATHS)
     described = {d["id"]: d.get("reproducible", False) for d in describe_paths()}
     assert {p for p, yes in described.items() if yes} == declared
-    assert {"export-dynamic", "onnx-dynamic", "compile-dynamic"} <= declared
+    # the dynamic paths' shapes come from a run of the job: a planted record is enough here
+    monkeypatch.setattr(repro, "run_job", lambda case, path, **kw: {"status": "ok", "detail": "", "dynamic": None})
+    for path in sorted(declared):
+        folder = tmp_path / path
+        repro.write_repro(dynamic_cases["export_offset_image"], path, str(folder), library="fixture_ops")
+        script = (folder / "repro.py").read_text()
+        assert not re.search(r"^\s*(import|from)\s+opsweep", script, re.M), path
+        compile(script, "repro.py", "exec")
     with pytest.raises(repro.ReproError, match="no reproducer for path 'openvino'"):
         repro.write_repro(None, "openvino", "unused")  # refused before the case is looked at

@@ -21,7 +21,7 @@ from onnx import TensorProto
 
 from opsweep import case
 from opsweep.job import eager_calls, run_job
-from opsweep.paths.base import ProbeContext
+from opsweep.paths.context import ProbeContext
 from opsweep.runtimes import BY_ID, RuntimeSpec
 from opsweep.runtimes.client import RuntimeHost
 from opsweep.runtimes.verdicts import judge_runtime

@@ -8,7 +8,7 @@ from harness_helpers import STATUSES_REGISTRY, Worker
 from opsweep import case
 from opsweep.job import run_job
 from opsweep.paths import PATHS, describe_paths
-from opsweep.paths.base import make_module
+from opsweep.case_module import make_module
 from opsweep.runtimes import opsets
 
 torch.set_num_threads(1)

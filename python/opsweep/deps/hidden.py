@@ -12,6 +12,7 @@ import types
 from typing import Any, Iterable
 
 from opsweep.deps.index import FunctionId, LibraryIndex
+from opsweep.deps.recorder import active_recorder
 
 
 class HiddenDeps:
@@ -160,20 +161,6 @@ def _global_names_by_id(index: "LibraryIndex", ids: set[int]) -> dict[int, set[s
         for key, value in list(vars(module).items()):
             if id(value) in ids:
                 out.setdefault(id(value), set()).add(key)
-    return out
-
-
-def spelled_names(codes: Iterable[Any]) -> set[str]:
-    """The names code objects spell: globals, attributes, and identifier-like string constants
-    (``getattr(obj, "attr")``)."""
-    out: set[str] = set()
-    for code in codes:
-        if not isinstance(code, types.CodeType):
-            continue
-        out.update(code.co_names)
-        for c in code.co_consts:
-            if isinstance(c, str) and c.isidentifier():
-                out.add(c)
     return out
 
 
@@ -443,8 +430,6 @@ class _ProfilingLoader(_SignatureLoader):
         self._watch = watch
 
     def exec_module(self, module: types.ModuleType) -> None:
-        from opsweep.deps.recorder import _active_recorders
-
         f = getattr(module, "__file__", None)
         watch = self._watch
         if not isinstance(f, str) or not watch.is_library(f):
@@ -455,7 +440,7 @@ class _ProfilingLoader(_SignatureLoader):
         if current is not None and any(current is p for p in watch.profilers):
             super().exec_module(module)  # nested in a library import we profile: its graph holds it
             return
-        recorder = _active_recorders[-1] if _active_recorders else None
+        recorder = active_recorder()
         ours = recorder is not None and current is not None and current is recorder.profiler
         if current is not None and not ours:
             watch.unknown.add(f)

@@ -35,12 +35,9 @@ import os
 import sys
 import tokenize
 import types
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable, Protocol
 
 from opsweep.library import Library
-
-if TYPE_CHECKING:
-    from opsweep.deps.hidden import HiddenDeps
 
 INDEX_VERSION = 4  # the index message's version; src/core/library_index.cc reads it
 FunctionId = tuple[str, str]  # (file, qualname)
@@ -302,6 +299,36 @@ def _unique(targets: list[Target]) -> list[Target]:
     return [list(t) for t in sorted({tuple(t) for t in targets})]
 
 
+def spelled_names(codes: Iterable[Any]) -> set[str]:
+    """The names code objects spell: globals, attributes, and identifier-like string constants
+    (``getattr(obj, "attr")``)."""
+    out: set[str] = set()
+    for code in codes:
+        if not isinstance(code, types.CodeType):
+            continue
+        out.update(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, str) and c.isidentifier():
+                out.add(c)
+    return out
+
+
+class HiddenReads(Protocol):
+    """What ``LibraryIndex.deps`` asks of the dependencies no call shows (deps/hidden.py
+    ``HiddenDeps`` implements it; the index knows it by this interface only)."""
+
+    reader_dirs: tuple[str, ...]  # folders of code besides the library's that may read its state
+
+    def functions_read(self, index: LibraryIndex, files: set[str], names: set[str]) -> set[FunctionId]:
+        """The functions behind module state changed after its import that a job entering code
+        of ``files`` and spelling ``names`` can read."""
+        ...
+
+    def functions_of(self, modules: Iterable[str]) -> set[FunctionId] | None:
+        """The import-time functions of ``modules`` (None: one of them is unknown)."""
+        ...
+
+
 class LibraryIndex:
     """The digests of every function and module of the library (see the module docstring)."""
 
@@ -484,10 +511,9 @@ class LibraryIndex:
                 out.append((rel, None))
         return out
 
-    def deps(self, codes: Iterable[types.CodeType], hidden: HiddenDeps) -> dict[str, Any] | None:
-        """``record.deps`` for a job that entered ``codes``; None when it cannot be trusted."""
-        from opsweep.deps.hidden import spelled_names
-
+    def deps(self, codes: Iterable[types.CodeType], hidden: HiddenReads) -> dict[str, Any] | None:
+        """``record.deps`` for a job that entered ``codes``; None when it cannot be trusted.
+        ``hidden``: the dependencies no call shows (deps/hidden.py ``HiddenDeps``)."""
         codes = list(codes)
         functions: set[FunctionId] = set()
         roots: set[str] = set()

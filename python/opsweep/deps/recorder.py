@@ -18,6 +18,13 @@ _dynamo_hook_state = {"installed": False, "error": ""}
 _active_recorders: list["Recorder"] = []
 
 
+def active_recorder() -> "Recorder | None":
+    """The innermost recorder recording now (started and not yet stopped), or None: whose
+    profiler a library import found running belongs to (deps/hidden.py pauses it around the
+    import it profiles itself)."""
+    return _active_recorders[-1] if _active_recorders else None
+
+
 def _install_dynamo_hook() -> str:
     """Patch Dynamo (once per process) so that, while a recorder is active:
     - every code object Dynamo translates (the frame it compiles and every function it inlines or
@@ -55,7 +62,7 @@ def _install_dynamo_hook() -> str:
 
     @functools.wraps(original_compile)
     def _compile(*args: Any, **kwargs: Any) -> Any:
-        recorder = _active_recorders[-1] if _active_recorders else None
+        recorder = active_recorder()
         if recorder is None:
             return original_compile(*args, **kwargs)
         recorder.pause()
@@ -66,7 +73,7 @@ def _install_dynamo_hook() -> str:
 
     @functools.wraps(original_backend)
     def call_user_compiler(*args: Any, **kwargs: Any) -> Any:
-        recorder = _active_recorders[-1] if _active_recorders else None
+        recorder = active_recorder()
         if recorder is None or not recorder.paused:
             return original_backend(*args, **kwargs)
         recorder.resume()
@@ -98,7 +105,7 @@ _ONNX_QUIET = (
 def _quiet(fn: Any) -> Any:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        recorder = _active_recorders[-1] if _active_recorders else None
+        recorder = active_recorder()
         if recorder is None:
             return fn(*args, **kwargs)
         recorder.pause()

@@ -1,5 +1,6 @@
 """Capture paths, found by discovery: every module of this package that defines ``PATH`` (a
-``PathSpec``, see paths/base.py) is a path.
+``PathSpec``, see paths/spec.py) is a path; the others (``spec``, ``context``,
+``dynamic``: what paths share) are not.
 
 A new axis (dynamic shapes, AOTInductor, another opset, CUDA) is one new module here; nothing else
 in the harness or the engine changes. ``PATHS`` maps id -> spec in the paths' order (``order``, then
@@ -26,16 +27,16 @@ import json
 import os
 import pkgutil
 
-from opsweep.paths.base import COMMON_ENV, COMMON_STEPS, Outcome, PathSpec, Probe, ProbeContext, SubVerdict
-
-_NOT_PATHS = {"base"}
+from opsweep.library import hash_files, py_files
+from opsweep.paths.context import Probe, ProbeContext
+from opsweep.paths.spec import COMMON_ENV, COMMON_STEPS, Outcome, PathSpec, Reproducer, SubVerdict, common_env
 
 
 def _discover() -> dict[str, PathSpec]:
     found: list[PathSpec] = []
     seen: dict[str, str] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name in _NOT_PATHS or info.name.startswith("_"):
+        if info.name.startswith("_"):  # __main__
             continue
         name = f"{__name__}.{info.name}"
         module = importlib.import_module(name)
@@ -48,7 +49,19 @@ def _discover() -> dict[str, PathSpec]:
         object.__setattr__(spec, "module", name)
         found.append(spec)
     found.sort(key=lambda s: (s.order, s.id))
+    _check_record_fields(found)
     return {s.id: s for s in found}
+
+
+def _check_record_fields(specs: list[PathSpec]) -> None:
+    """Paths that write one record field agree on its empty value (every record carries it)."""
+    empty: dict[str, tuple[object, str]] = {}
+    for spec in specs:
+        for name, value in spec.record_fields.items():
+            if name in empty and empty[name][0] != value:
+                raise RuntimeError(f"paths {empty[name][1]} and {spec.id} declare record field {name!r} with "
+                                   f"different empty values ({empty[name][0]!r}, {value!r})")
+            empty.setdefault(name, (value, spec.id))
 
 
 PATHS: dict[str, PathSpec] = _discover()
@@ -61,40 +74,35 @@ def _root() -> str:
 def _module_files(module: str) -> list[tuple[str, str]]:
     """(name relative to the opsweep package, absolute path) of a module, or of every module of a
     package (a path's ``uses`` may name a package, e.g. ``opsweep.runtimes``)."""
-    from opsweep.library import _py_files
-
     mod = importlib.import_module(module)
     path = os.path.abspath(mod.__file__ or "")
     root = _root()
     if os.path.basename(path) == "__init__.py":
         folder = os.path.dirname(path)
         prefix = os.path.relpath(folder, root).replace(os.sep, "/")
-        return [(f"{prefix}/{rel}", p) for rel, p in _py_files(folder, exclude=())]
+        return [(f"{prefix}/{rel}", p) for rel, p in py_files(folder, exclude=())]
     return [(os.path.relpath(path, root).replace(os.sep, "/"), path)]
 
 
 def common_harness_files() -> list[tuple[str, str]]:
     """(name relative to the opsweep package, absolute path) of the modules every job runs: the
     package less the case toolkit, the tools, the path modules and what only some paths use."""
-    from opsweep.library import _py_files
-
     own = {rel for s in PATHS.values() for module in (s.module, *s.uses) for rel, _ in _module_files(module)}
     # coverage.py (the coverage report), public_names.py (what a library declares public, which
-    # only coverage reads) and repro.py (the reproducer writer) never run a probe: editing them
-    # changes no verdict, so it re-probes nothing. The case toolkit is case code: what
-    # its wrappers do and the inputs it makes are in each case's fingerprint (opsweep.registry).
-    files = _py_files(_root(), exclude=("toolkit", "coverage.py", "public_names.py", "repro.py"))
+    # only coverage reads), repro.py (the reproducer writer) and standalone.py (the source it
+    # copies into scripts) never run a probe: editing them changes no verdict, so it re-probes
+    # nothing. The case toolkit is case code: what its wrappers do and the inputs it makes are in
+    # each case's fingerprint (opsweep.registry).
+    files = py_files(_root(), exclude=("toolkit", "coverage.py", "public_names.py", "repro.py", "standalone.py"))
     return [(rel, path) for rel, path in files if rel not in own]
 
 
 def harness_digest(spec: PathSpec) -> str:
     """Digest of the harness code a job of ``spec`` runs (common modules, its module, its uses)."""
-    from opsweep.library import _hash_files
-
     files = dict(common_harness_files())
     for module in (spec.module, *spec.uses):
         files.update(_module_files(module))
-    return _hash_files(sorted(files.items()))
+    return hash_files(sorted(files.items()))
 
 
 MIGRATIONS_FILE = "harness_migrations.json"
@@ -166,8 +174,6 @@ def describe_paths(with_migrations: bool = True) -> list[dict]:
 
 def path_env() -> dict:
     """The values of every environment field some path depends on, measured here."""
-    from opsweep.paths.base import common_env
-
     env = dict(common_env())
     for spec in PATHS.values():
         env.update(spec.env())
@@ -182,6 +188,7 @@ __all__ = [
     "PathSpec",
     "Probe",
     "ProbeContext",
+    "Reproducer",
     "SubVerdict",
     "describe_paths",
     "harness_digest",

@@ -35,12 +35,18 @@ from typing import Any
 
 from opsweep.evidence import first_line, scrub, stack_frames
 from opsweep.flatten import flatten
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext
+from opsweep.paths.context import ProbeContext
+from opsweep.paths.spec import Outcome, PathSpec, Reproducer
 
 MAX_REASONS = 20
+# The record fields of this path (docs/formats.md section 3): how many graph breaks, their reasons
+# and where Dynamo broke (null / empty in every other path's records).
+RECORD_FIELDS = {"graph_breaks": None, "break_reasons": [], "break_frames": []}
 
 
-def _configure_inductor(threads: int) -> None:
+def configure_inductor(threads: int) -> None:
+    """Give inductor ``threads`` compile threads (at least one), unless TORCHINDUCTOR_COMPILE_THREADS
+    is set: the compile paths call it before they compile."""
     import torch._inductor.config as inductor_config
 
     # One compile thread per worker thread: no pool of compile subprocesses per worker, which would
@@ -103,7 +109,8 @@ class BreakCounter:
 
 
 def _record_breaks(ctx: ProbeContext, graph_count: int, break_reasons: Any) -> None:
-    """The record's graph_breaks, break_reasons and break_frames from a trace's graphs and reasons."""
+    """The record's graph_breaks, break_reasons and break_frames (``RECORD_FIELDS``) from a trace's
+    graphs and reasons."""
     reasons: list[str] = []
     frames: list[list[str]] = []
     for br in break_reasons:
@@ -112,9 +119,9 @@ def _record_breaks(ctx: ProbeContext, graph_count: int, break_reasons: Any) -> N
             reasons.append(text)
             stack = [(f.filename, f.lineno or 0) for f in getattr(br, "user_stack", None) or []]
             frames.append(stack_frames(stack, ctx.library))
-    ctx.break_reasons = reasons[:MAX_REASONS]
-    ctx.break_frames = frames[:MAX_REASONS]
-    ctx.graph_breaks = graph_break_count(graph_count - 1, len(break_reasons))
+    ctx.fields["break_reasons"] = reasons[:MAX_REASONS]
+    ctx.fields["break_frames"] = frames[:MAX_REASONS]
+    ctx.fields["graph_breaks"] = graph_break_count(graph_count - 1, len(break_reasons))
 
 
 def _explain(ctx: ProbeContext, compile_raised: bool = False) -> None:
@@ -134,7 +141,7 @@ def _explain(ctx: ProbeContext, compile_raised: bool = False) -> None:
             explained = torch._dynamo.explain(ctx.module(flat_outputs=False))(*ctx.inputs())
         _record_breaks(ctx, int(explained.graph_break_count) + 1, explained.break_reasons)
     except Exception as e:  # noqa: BLE001 - explain failing alone must not hide the compile's result
-        ctx.graph_breaks = None
+        ctx.fields["graph_breaks"] = None
         if not compile_raised:
             ctx.side_error = e
             ctx.notes.append(f"graph breaks unknown: explain raised {type(e).__name__}")
@@ -158,7 +165,7 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
     import torch
     import torch._dynamo
 
-    _configure_inductor(ctx.threads)
+    configure_inductor(ctx.threads)
     counter = BreakCounter()
 
     def first_call_done() -> tuple[str, str]:
@@ -195,10 +202,64 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
         if counter.clean():
             return outcome
         _explain(ctx)
-        return with_breaks(outcome, ctx.graph_breaks or 0)
+        return with_breaks(outcome, ctx.fields["graph_breaks"] or 0)
     finally:
         torch._dynamo.reset()
 
+
+# The reproducer: the compile with the path's own backend (inductor, the first call's graphs
+# counted), run and judged as verify does; graph breaks counted as the path counts them, by
+# explain when the first call broke.
+REPRO = Reproducer(
+    script='''\
+import torch._dynamo
+
+print("capture: torch.compile(module(False), backend=BreakCounter() (inductor, counting the first call's graphs), "
+      "fullgraph=False)")
+configure_inductor(1)
+counter = BreakCounter()
+torch._dynamo.reset()
+try:
+    compiled = torch.compile(module(False), backend=counter, fullgraph=False)
+except Exception as e:
+    failed("compile", e)
+
+
+def run_compiled(xs):
+    with torch.no_grad():
+        out = flatten(compiled(*xs))
+    counter.stop()  # the breaks are the first call's
+    return out
+
+
+check(run_compiled, "compile", "compiled")
+if not counter.clean():
+    print("the first call broke the graph: torch._dynamo.explain(module(False))(*INPUTS) counts the breaks")
+    torch._dynamo.reset()
+    try:
+        torch.manual_seed(0)
+        with torch.no_grad():
+            explained = torch._dynamo.explain(module(False))(*INPUTS)
+    except Exception as e:  # as the survey: the breaks are unknown, the compile's verdict stands
+        explained = None
+        print(f"graph breaks unknown: explain raised {type(e).__name__}: {e}")
+    finally:
+        torch._dynamo.reset()
+    if explained is not None:
+        reasons = []
+        for br in explained.break_reasons:
+            text = first_line(str(getattr(br, "reason", br)))
+            if text and text not in reasons:
+                reasons.append(text)
+        count = graph_break_count(int(explained.graph_break_count), len(explained.break_reasons))
+        for text in reasons:
+            print(f"  break reason: {text}")
+        if count:
+            failed(f"graph breaks: {count}: " + "; ".join(reasons[:MAX_REASONS]))
+print("opsweep-repro: ok: the compiled module matches eager, no graph break")
+''',
+    calls=(configure_inductor, BreakCounter, first_line, graph_break_count, ("opsweep.paths.compile", "MAX_REASONS")),
+)
 
 PATH = PathSpec(
     id="compile",
@@ -209,5 +270,6 @@ PATH = PathSpec(
     expected_seconds=20,
     probe=probe_compile,
     order=30,
-    reproducible=True,
+    record_fields=RECORD_FIELDS,
+    repro=REPRO,
 )

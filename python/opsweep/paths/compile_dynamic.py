@@ -47,8 +47,10 @@ from opsweep import shapes
 from opsweep.evidence import scrub
 from opsweep.flatten import flatten
 from opsweep.paths import dynamic as dyn
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext, seed_everything
-from opsweep.paths.compile import _configure_inductor
+from opsweep.paths.compile import configure_inductor
+from opsweep.paths.context import ProbeContext
+from opsweep.randomness import seed_everything
+from opsweep.paths.spec import Outcome, PathSpec, Reproducer
 
 TRACE = 0
 MAX_REASONS = 20
@@ -135,7 +137,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
         return started
     plan, refs = started
 
-    _configure_inductor(ctx.threads)
+    configure_inductor(ctx.threads)
     runs = []
     for k in range(len(plan.shapes)):
         r = dyn.ShapeRun(plan.shapes[k], "trace" if k == TRACE else "other")
@@ -147,7 +149,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
     try:
         history = ctx.eager([(tuple(x.clone() for x in r.inputs), 0) for r in runs]) if ctx.eager else None
     except Exception as e:  # noqa: BLE001 - eager failing on the sequence of calls is the finding
-        if dyn._raised_by_harness(e):
+        if dyn.raised_by_harness(e):
             raise
         ctx.side_error = e
         return Outcome("n/a", "eager-other-shapes",
@@ -184,7 +186,7 @@ def probe_compile_dynamic(ctx: ProbeContext) -> Outcome:
             fixed = _asked_findings(plan, fixed, asked)
         recompiles = sum(call["recompiles"] for call in per_call)
         dyn.finish_record(ctx, plan, TRACE, runs, fixed, guards[:MAX_REASONS], recompiles=recompiles)
-        for entry, call in zip(ctx.dynamic["per_shape"], per_call):
+        for entry, call in zip(ctx.fields["dynamic"]["per_shape"], per_call):
             entry.update(call)
         failed = dyn.verdict(ctx, runs, "compile")
         if failed is not None:
@@ -208,7 +210,7 @@ def _call(ctx: ProbeContext, r: dyn.ShapeRun, run: Any, get_compilation_metrics:
         dyn.judge(ctx, r, actual)
     except Exception as e:  # noqa: BLE001 - a call failing is the finding
         r.status, r.error = "fail", e
-        r.detail = f"raised {type(e).__name__}: {scrub(dyn._first_line(e), ctx.library)}"
+        r.detail = f"raised {type(e).__name__}: {scrub(dyn.first_line(e), ctx.library)}"
     metrics = get_compilation_metrics()[seen:]
     recompiled = [m.recompile_reason for m in metrics if m.recompile_reason]
     reasons = [scrub(t, ctx.library) for reason in recompiled for t in guard_texts(reason)]
@@ -316,6 +318,57 @@ def _supported(plan: shapes.Plan, fixed: list[dyn.Finding], last: list[str], rec
     return "ok", count
 
 
+# The reproducer: one torch.compile called at each shape the survey ran, in turn, against eager
+# called so on one module; every call's recompiles and their guards as the path reads them, and a
+# failure when the last call recompiled on a guard that holds one size.
+REPRO = Reproducer(
+    script='''\
+import torch._dynamo
+from torch._dynamo.utils import clear_compilation_metrics, get_compilation_metrics
+
+print("capture: torch.compile(module(False)) (default settings), called at each shape in turn")
+configure_inductor(1)
+expected_all = eager([(s["inputs"], 0) for s in SETS])  # eager called in the same order, on one module
+torch._dynamo.reset()
+clear_compilation_metrics()
+compiled = torch.compile(module(False))
+
+
+def run_compiled(xs):
+    with torch.no_grad():
+        return flatten(compiled(*xs))
+
+
+last_reasons, recompiles = [], 0
+with _every_failed_guard():
+    for s, expected_here in zip(SETS, expected_all):
+        where = shape_text(s["shape"])
+        seen = len(get_compilation_metrics())
+        try:
+            actual = run_on(run_compiled, s["inputs"])
+        except Exception as e:
+            failed(f"compile at {where}", e)
+        metrics = get_compilation_metrics()[seen:]
+        recompiled = [m.recompile_reason for m in metrics if m.recompile_reason]
+        last_reasons = [text for reason in recompiled for text in guard_texts(reason)]
+        recompiles += len(recompiled)
+        print(f"at {where}: {len(metrics)} compilation(s), {len(recompiled)} recompile(s)")
+        for text in last_reasons:
+            print(f"  recompile guard: {text}")
+        problem = judge(expected_here, actual, s["inputs"])
+        if problem:
+            failed(f"mismatch at {where} (compiled vs eager): {problem}")
+if SETS and SETS[0]["values"] == "case":
+    on_fresh(run_compiled, "compile", "compiled")
+every = [text for text in last_reasons if guard_kind(text) == "equality"]
+if every:
+    failed(f"recompiles on every new shape: {recompiles} recompile(s); the last call's guards: " + "; ".join(every))
+print(f"opsweep-repro: ok: the compiled module matches eager at every shape ({recompiles} recompile(s))")
+''',
+    calls=(configure_inductor, guard_texts, guard_kind, _every_failed_guard),
+    at_shapes=True,
+)
+
 PATH = PathSpec(
     id="compile-dynamic",
     title="torch.compile, dynamic shapes",
@@ -329,6 +382,7 @@ PATH = PathSpec(
     probe=probe_compile_dynamic,
     order=60,
     group="dynamic shapes",
-    reproducible=True,
+    record_fields=dyn.RECORD_FIELDS,
+    repro=REPRO,
     uses=("opsweep.shapes", "opsweep.paths.dynamic", "opsweep.paths.compile", *shapes.OVERRIDE_MODULES),
 )

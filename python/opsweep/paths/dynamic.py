@@ -36,9 +36,14 @@ from typing import Any, Callable, Iterator, Sequence
 from opsweep import shapes
 from opsweep.evidence import scrub
 from opsweep.library import Library
-from opsweep.paths.base import Check, Outcome, ProbeContext, Runner, seed_everything
+from opsweep.paths.context import Check, ProbeContext, Runner
+from opsweep.paths.spec import Outcome
+from opsweep.randomness import seed_everything
 
 MAX_GUARDS = 20
+# The record field the dynamic-shape paths write (docs/formats.md section 3, ``dynamic``; null in
+# every other path's records): their PathSpec.record_fields.
+RECORD_FIELDS = {"dynamic": None}
 # Detail prefix of a capture that matches eager at its trace shape and not at another one; the
 # reason rules key on it (rules/dynamic.json).
 OTHER_SHAPE_ONLY = "matches eager at its trace shape only"
@@ -414,7 +419,7 @@ class ShapeRun:
         }
 
 
-def _raised_by_harness(e: BaseException) -> bool:
+def raised_by_harness(e: BaseException) -> bool:
     """True when the innermost frame of ``e`` is harness code (opsweep, not its case toolkit): the
     call to eager went wrong, not the case."""
     tb = e.__traceback__
@@ -462,7 +467,7 @@ class References:
             try:
                 return inputs, self.ctx.eager([(tuple(x.clone() for x in inputs), 0)])[0], values
             except Exception as e:  # noqa: BLE001 - eager failing is a finding, kept for the record
-                if _raised_by_harness(e):
+                if raised_by_harness(e):
                     raise  # our own bug must not pass for the case's n/a
                 first = first or e
         return first
@@ -551,7 +556,7 @@ def run_shapes(ctx: ProbeContext, runs: list[ShapeRun], run: Any, run_step: str)
         except Exception as e:  # noqa: BLE001 - one shape failing does not stop the others
             spent += time.perf_counter() - t0
             r.status, r.error = "fail", e
-            r.detail = f"raised {type(e).__name__}: {scrub(_first_line(e), ctx.library)}"
+            r.detail = f"raised {type(e).__name__}: {scrub(first_line(e), ctx.library)}"
             continue
         spent += time.perf_counter() - t0
         judge(ctx, r, actual)
@@ -562,12 +567,13 @@ def judge(ctx: ProbeContext, r: ShapeRun, actual: list[Any]) -> None:
     """``r``'s verdict on the capture's ``actual`` outputs, by the case's rules (check=False cases:
     output shapes and finite values; ``supported`` makes their outcome ``ok-unverified``)."""
     r.actual = actual
-    outcome = ctx._judge(r.expected, actual, "ok", "", tuple(r.inputs))
+    outcome = ctx.judge_against(r.expected, actual, "ok", "", tuple(r.inputs))
     r.status = "ok" if outcome.status != "mismatch" else "mismatch"
     r.detail = outcome.detail if outcome.status == "mismatch" else ""
 
 
-def _first_line(e: BaseException) -> str:
+def first_line(e: BaseException) -> str:
+    """The first line of ``e``'s text, at most 300 characters ("" for an empty message)."""
     text = str(e).strip()
     return (text.splitlines()[0] if text else "")[:300]
 
@@ -628,11 +634,11 @@ def check_case_shape(ctx: ProbeContext, runs: Sequence[ShapeRun], run: Runner, r
         if not ctx.case.check:
             ctx.checks["randomness"] = Check(False, None, why)
         return None
-    failed = ctx._check_fresh(run, run_step, ok_status, ok_detail)
+    failed = ctx.check_fresh(run, run_step, ok_status, ok_detail)
     if failed is not None:
         return failed
     if not ctx.case.check:
-        return ctx._check_randomness(run, run_step, first.actual, ok_detail)
+        return ctx.check_randomness(run, run_step, first.actual, ok_detail)
     return None
 
 
@@ -649,7 +655,7 @@ def _cap(text: str, limit: int = 600) -> str:
 
 def finish_record(ctx: ProbeContext, plan: shapes.Plan, trace: int, runs: Sequence[ShapeRun], found: Sequence[Finding],
                   guards: Sequence[str], recompiles: int | None = None) -> None:
-    """Fill ``ctx.dynamic`` (docs/formats.md section 3, ``dynamic``)."""
+    """Fill the record's ``dynamic`` (docs/formats.md section 3) in ``ctx.fields``."""
     record = plan.as_record()
     record.update({
         "trace": trace,
@@ -658,9 +664,9 @@ def finish_record(ctx: ProbeContext, plan: shapes.Plan, trace: int, runs: Sequen
         "recompiles": recompiles,
         "per_shape": [dict(r.as_record(), detail=_cap(r.detail)) for r in runs],
     })
-    ctx.dynamic = record
+    ctx.fields["dynamic"] = record
 
 
 def no_dims(ctx: ProbeContext, plan: shapes.Plan) -> Outcome:
-    ctx.dynamic = dict(plan.as_record(), trace=0, specialised=[], guards=[], recompiles=None, per_shape=[])
+    ctx.fields["dynamic"] = dict(plan.as_record(), trace=0, specialised=[], guards=[], recompiles=None, per_shape=[])
     return Outcome("n/a", "no-dynamic-dims", plan.why)

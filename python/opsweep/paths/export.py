@@ -10,9 +10,25 @@ wrong constant is a ``mismatch`` here, not an ``ok``. Timings: capture_s = expor
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext
+from opsweep.paths.context import ProbeContext
+from opsweep.paths.spec import Outcome, PathSpec, Reproducer
+
+
+def program_runner(program: Any) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """An exported program as a runner: its ``.module()`` called under no_grad, the outputs as a
+    list (the export-dynamic path runs its program so too)."""
+    import torch
+
+    runnable = program.module()
+
+    def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
+        with torch.no_grad():
+            out = runnable(*inputs)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    return run
 
 
 def probe_export(ctx: ProbeContext) -> Outcome:
@@ -23,16 +39,23 @@ def probe_export(ctx: ProbeContext) -> Outcome:
     t0 = time.perf_counter()
     program = torch.export.export(module, ctx.inputs(), strict=False)
     ctx.capture_s = time.perf_counter() - t0
+    return ctx.verify(program_runner(program), "run")
 
-    runnable = program.module()
 
-    def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
-        with torch.no_grad():
-            out = runnable(*inputs)
-        return list(out) if isinstance(out, (tuple, list)) else [out]
-
-    return ctx.verify(run, "run")
-
+# The reproducer: the same export, then the program run and judged as verify does.
+REPRO = Reproducer(
+    script='''\
+print("capture: torch.export.export(module(True), INPUTS, strict=False)")
+try:
+    program = torch.export.export(module(True), INPUTS, strict=False)
+    run = program_runner(program)
+except Exception as e:
+    failed("export", e)
+check(run, "run", "exported program")
+print("opsweep-repro: ok: the exported program matches eager")
+''',
+    calls=(program_runner,),
+)
 
 PATH = PathSpec(
     id="export",
@@ -43,5 +66,5 @@ PATH = PathSpec(
     expected_seconds=3,
     probe=probe_export,
     order=20,
-    reproducible=True,
+    repro=REPRO,
 )

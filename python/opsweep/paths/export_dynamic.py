@@ -32,11 +32,12 @@ Steps: ``no-dynamic-dims`` (n/a: no dimension may vary, or the case opts out), `
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from opsweep import shapes
 from opsweep.paths import dynamic as dyn
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext
+from opsweep.paths.context import ProbeContext
+from opsweep.paths.export import program_runner
+from opsweep.paths.spec import Outcome, PathSpec, Reproducer
 
 TRACE = 1  # the shape the program is exported at (S1: no varied dimension of size 0 or 1)
 
@@ -69,13 +70,7 @@ def probe_export_dynamic(ctx: ProbeContext) -> Outcome:
     ctx.capture_s = time.perf_counter() - t0
     found, guards = dyn.read_findings(ctx, program, plan, recorded)
     runs = dyn.plan_runs(refs, TRACE, found)
-    runnable = program.module()
-
-    def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
-        with torch.no_grad():
-            out = runnable(*inputs)
-        return list(out) if isinstance(out, (tuple, list)) else [out]
-
+    run = program_runner(program)
     ctx.run_s = dyn.run_shapes(ctx, runs, run, "run")
     dyn.finish_record(ctx, plan, TRACE, runs, found, guards)
     failed = dyn.verdict(ctx, runs, "run")
@@ -86,6 +81,30 @@ def probe_export_dynamic(ctx: ProbeContext) -> Outcome:
     failed = dyn.check_case_shape(ctx, runs, run, "run", status, text)
     return failed if failed is not None else dyn.supported(ctx, status, text)
 
+
+# The reproducer: the export at the trace shape with the varied dimensions Dim.AUTO, then the
+# program run at every shape the survey ran it at.
+REPRO = Reproducer(
+    script='''\
+from torch.export import Dim
+
+print(f"capture: torch.export.export(module, inputs at {shape_text(TRACE['shape'])}, dynamic_shapes=<Dim.AUTO on the varied "
+      "dimensions>, strict=False)")
+try:
+    program = torch.export.export(module(True), tuple(TRACE["inputs"]), dynamic_shapes=spec(Dim.AUTO), strict=False)
+    run = program_runner(program)
+except Exception as e:
+    failed("export", e)
+placeholders = [n for n in program.graph.nodes if n.op == "placeholder" and n.name in program.graph_signature.user_inputs]
+for i, node in enumerate(placeholders):
+    print(f"program input x{i}: shape {list(node.meta['val'].shape)}")
+print("range constraints:", {str(k): str(v) for k, v in program.range_constraints.items()})
+check_shapes(run, "run", "exported program")
+print("opsweep-repro: ok: the exported program matches eager at every shape it accepts")
+''',
+    calls=(program_runner,),
+    at_shapes=True,
+)
 
 PATH = PathSpec(
     id="export-dynamic",
@@ -100,6 +119,7 @@ PATH = PathSpec(
     probe=probe_export_dynamic,
     order=40,
     group="dynamic shapes",
-    reproducible=True,
-    uses=("opsweep.shapes", "opsweep.paths.dynamic", *shapes.OVERRIDE_MODULES),
+    record_fields=dyn.RECORD_FIELDS,
+    repro=REPRO,
+    uses=("opsweep.shapes", "opsweep.paths.dynamic", "opsweep.paths.export", *shapes.OVERRIDE_MODULES),
 )

@@ -30,11 +30,15 @@ from __future__ import annotations
 
 import importlib
 import re
+import tempfile
 import time
 from typing import Any, Callable, Iterable
 
+from opsweep.case import Case
+from opsweep.case_module import fresh_inputs, make_module
 from opsweep.evidence import attach_stack, exception_chain
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext, SubVerdict, dist_version
+from opsweep.paths.context import ProbeContext
+from opsweep.paths.spec import Outcome, PathSpec, Reproducer, SubVerdict, dist_version
 from opsweep.runtimes import enabled, opsets
 from opsweep.runtimes import versions as runtime_versions
 from opsweep.runtimes.verdicts import ExtraVerdicts, graph_input_names
@@ -192,7 +196,7 @@ def _probe(ctx: ProbeContext, extra: ExtraVerdicts) -> Outcome:
             locate_failed_node(ctx, e)
             raise
     data = model.SerializeToString()
-    ctx.onnx = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
+    ctx.fields["onnx"] = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
 
     ctx.step = "checker"
     onnx.checker.check_model(model, full_check=True)
@@ -243,6 +247,45 @@ def _subverdicts() -> tuple[SubVerdict, ...]:
     return runtimes + extra
 
 
+def exported_file(case: Case) -> dict[str, bytes]:
+    """``model.onnx``: the file the path's export gives now, for a bug report; none when it does
+    not export (the reproducer shows that failure itself)."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="opsweep-repro-") as workdir:
+            model = export_model(make_module(case, flat_outputs=True), fresh_inputs(case), workdir, OPSET)
+        return {"model.onnx": model.SerializeToString()}
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+# The reproducer: the path's export, checker and onnxruntime session (its own functions), then the
+# session run and judged as verify does. onnxruntime runs on one thread here.
+REPRO = Reproducer(
+    script=f"OPSET = {OPSET}\n" + '''\
+import onnx
+
+print(f"capture: torch.onnx.export(module(True), INPUTS, dynamo=True, opset_version={OPSET})")
+try:
+    model = export_model(module(True), INPUTS, HERE, OPSET)
+except Exception as e:
+    failed("export", e)
+onnx.save(model, os.path.join(HERE, "model.onnx"))
+try:
+    onnx.checker.check_model(model, full_check=True)
+except Exception as e:
+    failed("checker", e)
+try:
+    session = ort_session(model.SerializeToString(), 1)
+except Exception as e:
+    failed("ort-load", e)
+check(lambda xs: run_session(session, session.get_inputs(), xs), "ort-run", "onnxruntime")
+print("opsweep-repro: ok: the ONNX model matches eager")
+''',
+    calls=(export_model, ort_session, run_session),
+    needs=("onnx", "onnxscript", "onnxruntime"),
+    files=exported_file,
+)
+
 PATH = PathSpec(
     id="onnx",
     title="ONNX",
@@ -255,7 +298,8 @@ PATH = PathSpec(
     probe=probe_onnx,
     env=_env,
     order=10,
-    reproducible=True,
     subverdicts=_subverdicts,
+    record_fields={"onnx": None, "subverdicts": {}},
+    repro=REPRO,
     uses=("opsweep.runtimes",),
 )

@@ -33,7 +33,8 @@ from typing import Any
 
 from opsweep import shapes
 from opsweep.paths import dynamic as dyn
-from opsweep.paths.base import Outcome, PathSpec, ProbeContext, dist_version
+from opsweep.paths.context import ProbeContext
+from opsweep.paths.spec import Outcome, PathSpec, Reproducer, dist_version
 from opsweep.paths.onnx import OPSET, cache_torchlib_ops, locate_failed_node, op_types, ort_session, run_session
 
 TRACE = 1
@@ -92,7 +93,7 @@ def probe_onnx_dynamic(ctx: ProbeContext) -> Outcome:
         raise RuntimeError("torch.onnx.export returned no program")
     model = program.model_proto
     data = model.SerializeToString()
-    ctx.onnx = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
+    ctx.fields["onnx"] = {"op_types": op_types(model), "size_kb": round(len(data) / 1024.0, 1)}
     traced: list[dyn.Finding] = []
     guards: list[str] = []
     if getattr(program, "exported_program", None) is not None:
@@ -139,6 +140,43 @@ def _env() -> dict[str, Any]:
     }
 
 
+# The reproducer: the export at the trace shape with the varied dimensions Dim.DYNAMIC, the
+# checker and the onnx path's session, then the model run at every shape the survey ran it at.
+REPRO = Reproducer(
+    script=f"OPSET = {OPSET}\n" + '''\
+import onnx
+from torch.export import Dim
+
+print(f"capture: torch.onnx.export(module, inputs at {shape_text(TRACE['shape'])}, dynamo=True, opset_version={OPSET}, "
+      "dynamic_shapes=<Dim.DYNAMIC on the varied dimensions>)")
+try:
+    program = torch.onnx.export(module(True), tuple(TRACE["inputs"]), dynamo=True, opset_version=OPSET,
+                                dynamic_shapes=spec(Dim.DYNAMIC), verbose=False, artifacts_dir=HERE)
+    if program is None:
+        raise RuntimeError("torch.onnx.export returned no program")
+    model = program.model_proto
+except Exception as e:
+    failed("export", e)
+onnx.save(model, os.path.join(HERE, "model.onnx"))
+for value in model.graph.input:
+    dims = [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
+    print(f"ONNX input {value.name}: shape {dims}")
+try:
+    onnx.checker.check_model(model, full_check=True)
+except Exception as e:
+    failed("checker", e)
+try:
+    session = ort_session(model.SerializeToString(), 1)
+except Exception as e:
+    failed("ort-load", e)
+check_shapes(lambda xs: run_session(session, session.get_inputs(), xs), "ort-run", "onnxruntime")
+print("opsweep-repro: ok: the ONNX model matches eager at every shape it accepts")
+''',
+    calls=(ort_session, run_session),
+    needs=("onnx", "onnxscript", "onnxruntime"),
+    at_shapes=True,
+)
+
 PATH = PathSpec(
     id="onnx-dynamic",
     title="ONNX, dynamic shapes",
@@ -153,6 +191,7 @@ PATH = PathSpec(
     env=_env,
     order=50,
     group="dynamic shapes",
-    reproducible=True,
+    record_fields={"onnx": None, **dyn.RECORD_FIELDS},
+    repro=REPRO,
     uses=("opsweep.shapes", "opsweep.paths.dynamic", "opsweep.paths.onnx", *shapes.OVERRIDE_MODULES),
 )

@@ -29,8 +29,9 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, _neutralise, bound, evidence, exception_chain, scrub
-from opsweep.paths.base import Outcome, ProbeContext
+from opsweep.evidence import CHAIN_LIMIT, MESSAGE_LIMIT, bound, evidence, exception_chain, neutralise, scrub
+from opsweep.paths.context import ProbeContext, RecordFields
+from opsweep.paths.spec import Outcome
 from opsweep.runtimes import RuntimeSpec, enabled
 from opsweep.runtimes import opsets as _opsets
 from opsweep.runtimes.client import Reply, RuntimeHost, shared_host
@@ -113,20 +114,8 @@ def not_started(ctx: ProbeContext, started: float) -> dict[str, Any]:
 def sub_context(ctx: ProbeContext) -> ProbeContext:
     """A context for one sub-verdict: the job's case, eager reference and caches; its own step,
     checks, timings and findings."""
-    resets: dict[str, Any] = {
-        "step": "",
-        "capture_s": None,
-        "run_s": None,
-        "graph_breaks": None,
-        "break_reasons": [],
-        "onnx": None,
-        "side_error": None,
-        "notes": [],
-        "checks": {},
-        "subverdicts": {},
-    }
-    names = {f.name for f in dataclasses.fields(ctx)}
-    return dataclasses.replace(ctx, **{k: v for k, v in resets.items() if k in names})
+    return dataclasses.replace(ctx, step="", capture_s=None, run_s=None, side_error=None, notes=[], checks={},
+                               fields=RecordFields())
 
 
 def _record(status: str, step: str, detail: str, error: dict[str, Any] | None, sub: ProbeContext,
@@ -335,8 +324,8 @@ def _conversion_error(error: dict[str, Any], library: Any) -> dict[str, Any]:
     conversion runs no library or registry code, so no frames)."""
     return {
         "type": str(error.get("type") or "RuntimeError"),
-        "message": _neutralise(scrub(str(error.get("message") or ""), library))[:MESSAGE_LIMIT],
-        "chain": bound(_neutralise(scrub(str(error.get("chain") or ""), library)), CHAIN_LIMIT),
+        "message": neutralise(scrub(str(error.get("message") or ""), library))[:MESSAGE_LIMIT],
+        "chain": bound(neutralise(scrub(str(error.get("chain") or ""), library)), CHAIN_LIMIT),
         "frames": [],
         "registry_frames": [],
         "raised_in": "",
@@ -478,7 +467,8 @@ class ExtraVerdicts:
             if any(n < _opsets.OPSET for n in self.opsets):  # the conversions ran in the host
                 shared_host(self.ctx.threads).close_if_larger_than(HOST_KEEP_MIB)
         finally:
-            target = getattr(self.ctx, "subverdicts", None)
-            if isinstance(target, dict):
-                target.update(out)
+            # the record's subverdicts (the onnx path's record field), by id
+            fields = self.ctx.fields
+            if "subverdicts" in fields:
+                fields["subverdicts"] = dict(sorted({**fields["subverdicts"], **out}.items()))
         return out

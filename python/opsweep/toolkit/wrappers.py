@@ -18,11 +18,17 @@ the public object it surveys, so the page and coverage name that object, not the
 Their code is part of every case that uses them: a case fingerprint hashes a wrapper's code, not the
 module it lives in (``opsweep.registry.hashed_by_code``), so editing a wrapper re-probes the cases
 that use it and moving one re-probes nothing.
+
+A wrapper that only forwards its call to one function declares how (``__opsweep_forwards__()``
+gives a ``Forwarding``): ``opsweep repro`` then writes a script that calls that function directly
+through the declaration, instead of carrying the wrapper. The declaration says what the wrapper's
+forward does, so it is left out of the fingerprint (a reproducer reads it, no job runs it).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
@@ -33,6 +39,7 @@ __all__ = [
     "Built",
     "ByName",
     "Forward",
+    "Forwarding",
     "ModuleCall",
     "ParamSlot",
     "Positional",
@@ -41,6 +48,23 @@ __all__ = [
     "method_call",
     "split_params",
 ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Forwarding:
+    """How a wrapper forwards its call to one function: ``fn(*inputs, **fixed, **kwargs)`` when
+    ``names`` is None, else ``fn(**dict(zip(names, inputs)), **fixed, **kwargs)``; calling it makes
+    that call. A wrapper that only forwards declares it (``__opsweep_forwards__``): ``opsweep repro``
+    calls ``fn`` through it, and a test holds it to the wrapper's own forward."""
+
+    fn: Callable[..., Any]
+    fixed: Mapping[str, Any]
+    names: tuple[str, ...] | None = None
+
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        if self.names is None:
+            return self.fn(*inputs, **self.fixed, **kwargs)
+        return self.fn(**dict(zip(self.names, inputs)), **self.fixed, **kwargs)
 
 
 class Positional(nn.Module):
