@@ -51,6 +51,15 @@ void ByModule(std::string* out, const char* title, const nlohmann::json& rows, c
   }
 }
 
+// The cases that reach no public operator: name, registry, target and why, in report order.
+void UnmatchedCases(std::string* out, const nlohmann::json& rows) {
+  if (!rows.is_array() || rows.empty()) return;
+  *out += fmt::format("\nCases that reach no public operator ({}): they run, but cover nothing\n", rows.size());
+  for (const auto& r : rows)
+    *out += fmt::format("  {:<44} {}: {}\n", fmt::format("{} ({})", Str(r, "case"), Str(r, "registry")),
+                        Str(r, "target"), Str(r, "why"));
+}
+
 }  // namespace
 
 std::string FormatCoverage(const nlohmann::json& report, const std::string& library) {
@@ -66,6 +75,8 @@ std::string FormatCoverage(const nlohmann::json& report, const std::string& libr
                      100.0 * Share(report, "probed_share"), skipped);
   out += fmt::format("  {} listed as not surveyed (with a reason), {} with neither; {} cases in all\n", listed, missing,
                      report.value("cases", 0));
+  if (Size(report, "unmatched_cases") > 0)
+    out += fmt::format("  {} cases reach no public operator (listed at the end)\n", Size(report, "unmatched_cases"));
   const auto depth = report.find("depth");
   const std::string walked =
       depth != report.end() && depth->is_number_integer() ? fmt::format("depth <= {}", depth->get<int>()) : "any depth";
@@ -99,6 +110,7 @@ std::string FormatCoverage(const nlohmann::json& report, const std::string& libr
   ByModule(&out, "Not surveyed (NOT_SURVEYED in a registry)", report.value("not_surveyed", nlohmann::json::array()),
            "reason");
   ByModule(&out, "No case yet", report.value("missing", nlohmann::json::array()), "kind");
+  UnmatchedCases(&out, report.value("unmatched_cases", nlohmann::json::array()));
   return out;
 }
 

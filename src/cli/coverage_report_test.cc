@@ -39,6 +39,23 @@ TEST(CoverageReport, SummaryTableAndNamesGroupedByModule) {
   EXPECT_NE(text.find("reads a file"), std::string::npos);
 }
 
+TEST(CoverageReport, CasesThatReachNoOperatorAreListedWithWhy) {
+  nlohmann::json report = Report();
+  EXPECT_EQ(FormatCoverage(report, "lib").find("reach no public operator"), std::string::npos);
+  report["unmatched_cases"] = nlohmann::json::parse(R"([
+    {"case": "helper", "registry": "cases_a.py", "target": "lib.ops.helper", "why": "not a public name of lib"},
+    {"case": "relu", "registry": "cases_b.py", "target": "torch.relu", "why": "not part of lib"}])");
+  const std::string text = FormatCoverage(report, "lib");
+  EXPECT_NE(text.find("  2 cases reach no public operator (listed at the end)\n"), std::string::npos) << text;
+  const auto section = text.find("\nCases that reach no public operator (2): they run, but cover nothing\n");
+  ASSERT_NE(section, std::string::npos) << text;
+  EXPECT_NE(text.find("  helper (cases_a.py)                          lib.ops.helper: not a public name of lib\n", section),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  relu (cases_b.py)                            torch.relu: not part of lib\n", section),
+            std::string::npos);
+}
+
 TEST(CoverageReport, WarningsNameStaleEntriesAndUnimportableModules) {
   const auto w = CoverageWarnings(Report(), "lib");
   ASSERT_EQ(w.size(), 2u);

@@ -1,10 +1,12 @@
-// `opsweep coverage`: which public operators of the surveyed library (any depth, public methods
-// of public classes included) have no case. The harness (python -m opsweep.coverage) enumerates
-// the library and matches case targets, since that needs the library imported; this verb reports
-// (cli/coverage_report.h), and gates with --min / --min-probed.
+// `opsweep coverage`: which public operators the surveyed library declares (its __all__s; public
+// methods of public classes included) have no case, and which cases reach none. The harness
+// (python -m opsweep.coverage) enumerates the library and matches case targets, since that needs
+// the library imported; this verb reports (cli/coverage_report.h), and gates with --min /
+// --min-probed. No library is assumed: without --library the harness takes the LIBRARY that the
+// registries' suite names, or says in one line that --library NAME is needed.
 //
-// Exit status (cli/exit_status.h): 0 done; 1 covered below --min; 2 bad input (no registries, the
-// harness gave no report or an error).
+// Exit status (cli/exit_status.h): 0 done; 1 covered below --min; 2 bad input (no registries, no
+// library, the harness gave no report or an error).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -26,7 +28,7 @@ namespace {
 
 struct CoverageOptions {
   CaseSource source;
-  std::string library = "kornia";
+  std::string library;  // empty: the LIBRARY the registries' suite names (the harness decides)
   std::string python;
   int depth = 0;  // 0: modules at any depth
   double min_percent = 0;
@@ -42,7 +44,11 @@ int RunCoverage(const CoverageOptions& o) {
     fmt::print(stderr, "opsweep coverage: {}\n", err);
     return kExitBadInput;
   }
-  std::vector<std::string> argv = {python, "-m", "opsweep.coverage", "--library", o.library};
+  std::vector<std::string> argv = {python, "-m", "opsweep.coverage"};
+  if (!o.library.empty()) {
+    argv.push_back("--library");
+    argv.push_back(o.library);
+  }
   if (o.depth > 0) {
     argv.push_back("--depth");
     argv.push_back(std::to_string(o.depth));
@@ -85,7 +91,8 @@ void RegisterCoverage(CLI::App& app, int* status) {
   auto opts = std::make_shared<CoverageOptions>();
   auto* cmd = app.add_subcommand("coverage", "List the library's public operators that have no case, by module");
   AddCaseSourceOptions(cmd, &opts->source);
-  cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (default kornia)");
+  cmd->add_option("--library", opts->library,
+                  "Top-level package of the surveyed library (default: the LIBRARY the registries' suite names)");
   cmd->add_option("--python", opts->python, "Python to ask (default as for `opsweep run`)");
   cmd->add_option("--depth", opts->depth,
                   "Count only modules this many levels below the top (default: every public module, any depth)")
