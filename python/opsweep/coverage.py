@@ -15,7 +15,7 @@ so the share is reproducible and cannot be steered by what has a case:
   underscore. Only callables defined in the library count. Each object is **one operator**,
   whatever number of public names reach it (all listed in `aliases`), reported where the library
   defines it or first exports it (the shortest declared name, or the one in its defining module).
-  `--depth N` keeps only modules at most N levels below the top (`kornia.geometry` is depth 1).
+  `--depth N` keeps only modules at most N levels below the top (`lib.geometry` is depth 1).
 * **Methods**: the public methods of those classes (no leading underscore, plus the arithmetic and
   indexing operators `__add__`, `__mul__`, `__getitem__`, ...): functions, classmethods and
   staticmethods that a library class in the MRO defines, each function counted once and named
@@ -46,12 +46,12 @@ so the share is reproducible and cannot be steered by what has a case:
 An operator is covered when a case targets it through any of its names (objects are compared, not
 names): the case's target itself, the class of a module instance, the object a wrapper names in
 its `__opsweep_target__` attribute (a function, a class, or a method's function such as
-`kornia.geometry.Quaternion.__add__`), a bound method, or for a case with `method=`, that method as
+`lib.geometry.Quaternion.__add__`), a bound method, or for a case with `method=`, that method as
 resolved on the target's class. A case with `skip` accounts for its target, with that reason shown,
 but does not probe it. A case that reaches no public operator (its target is not public, is set
 aside, or belongs to another package) is listed in `unmatched_cases` with the reason, so a case
 written against an internal name is not silently counted for nothing. A registry may also list
-callables it deliberately leaves out: `NOT_SURVEYED = {"kornia.io.load_image": "reads a file; not a
+callables it deliberately leaves out: `NOT_SURVEYED = {"lib.io.load_image": "reads a file; not a
 tensor operator", ...}`, under any public name of the operator; an entry naming no public operator
 (a typo, a type, a callable the library removed) is reported as `stale_not_surveyed` so the lists
 cannot silently rot.
@@ -528,7 +528,7 @@ def _unmatched(loaded, surface: Surface) -> list[dict]:
 
 
 def _package(name: str, library: str) -> str:
-    """`kornia.geometry` for `kornia.geometry.camera.PinholeCamera`; the library for top-level names."""
+    """`lib.geometry` for `lib.geometry.camera.PinholeCamera`; the library for top-level names."""
     parts = name.split(".")
     return ".".join(parts[:2]) if len(parts) > 2 else library
 

@@ -7,7 +7,7 @@ Contract (docs/formats.md section 3, ``record.error``):
 - ``chain``: the whole chain as Python prints it (root cause first), scrubbed, at most 8000
   characters (head and tail kept, the cut marked).
 - ``frames``: the innermost (at most 6) frames whose file lies inside the surveyed library, as
-  ``kornia/sub/file.py:LINE``, innermost first. Sources, first that gives any: (1) the traceback
+  ``lib/sub/file.py:LINE``, innermost first. Sources, first that gives any: (1) the traceback
   of the innermost exception of the chain that has such frames; (2) a Python stack the harness
   attached to an exception of the chain (``attach_stack``: e.g. where the eager call invoked the
   aten operation that torch.onnx could not translate, when the exception was raised while the
@@ -25,7 +25,7 @@ Contract (docs/formats.md section 3, ``record.error``):
   first line of ``chain`` (the reason rules match text only; see ``REGISTRY_MARKER``).
 
 ``scrub(text)`` removes absolute paths, most specific first: the library's own files become
-``kornia/...``, the source checkout of opsweep ``<repo>/...``, site-packages ``<site-packages>/...``,
+``lib/...``, the source checkout of opsweep ``<repo>/...``, site-packages ``<site-packages>/...``,
 the standard library ``<stdlib>/...``, inductor's cache (``TORCHINDUCTOR_CACHE_DIR``)
 ``<inductor-cache>/...``, temp dirs ``<tmp>/...``, the home directory (and any
 ``/root/`` or ``/home/USER/``) ``~/...``. ANSI colour codes are removed too. Every text the worker
@@ -278,7 +278,7 @@ def _tb_frames(e: BaseException, locate: Locator) -> list[str]:
 
 def stack_frames(stack: list[tuple[str, int]], library: Library | None, limit: int = FRAME_LIMIT) -> list[str]:
     """The library frames of a Python stack (``(filename, line)`` pairs, outermost first, e.g. a
-    graph break's user stack) as ``kornia/x.py:LINE``, innermost first."""
+    graph break's user stack) as ``lib/x.py:LINE``, innermost first."""
     if library is None:
         return []
     found = [f"{rel}:{line}" for filename, line in stack if (rel := library.relative(filename)) is not None]
@@ -361,7 +361,7 @@ _ALL_SOURCES = (_tb_frames, _attached_frames, _mentioned_frames)
 
 
 def library_frames(exc: BaseException, library: Library | None, limit: int = FRAME_LIMIT) -> list[str]:
-    """Innermost library frames of the failure as ``kornia/x.py:LINE``, innermost first."""
+    """Innermost library frames of the failure as ``lib/x.py:LINE``, innermost first."""
     if library is None:
         return []
     return _frames(exc, _library_locator(library), _ALL_SOURCES, limit)

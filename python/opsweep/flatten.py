@@ -4,7 +4,7 @@ Contract (one order for every path, so outputs compare position by position):
 - a tensor is itself;
 - tuples and lists (named tuples included) flatten their items in order; dicts their values in
   sorted key order (keys of mixed types sort by type name, then repr);
-- an object with a tensor ``.data`` attribute (kornia Boxes, Keypoints, Quaternion, Se3, So3,
+- an object with a tensor ``.data`` attribute (a library's boxes, keypoints, quaternions, rigid transforms,
   Image, ...) gives that tensor;
 - a dataclass instance flattens its fields in declaration order;
 - any other object flattens the values of its ``__dict__`` in insertion order;

@@ -1,11 +1,11 @@
 """The surveyed library: where it is installed, how its files are named, and its fingerprint.
 
 Contract:
-- A library is a top-level importable module: a package (``kornia/__init__.py``) or a single-file
+- A library is a top-level importable module: a package (``lib/__init__.py``) or a single-file
   module (``fixture_ops.py``). Its *root* is the package directory or the module file, found from
   the module's ``__file__`` whatever the enclosing folder is called (a site-packages install, or a
-  source checkout such as ``~/src/kornia/kornia/``).
-- ``relative(path)`` names a file of the library the way every record does: ``kornia/color/gray.py``
+  source checkout such as ``~/src/lib/lib/``).
+- ``relative(path)`` names a file of the library the way every record does: ``lib/color/gray.py``
   (the package name, then the path inside the package, ``/``-separated); ``None`` for other files.
 - ``fingerprint`` is a hex digest over the library's ``.py`` files sorted by relative path (each
   file's relative path and bytes, length-prefixed), so it changes when any source file changes and
@@ -26,7 +26,7 @@ from typing import Iterable
 
 @dataclasses.dataclass(frozen=True)
 class Library:
-    name: str  # top-level module name, e.g. "kornia"
+    name: str  # top-level module name, e.g. "lib"
     version: str  # distribution version ("" when unknown)
     root: str  # package directory, or the module file for a single-file module
     is_package: bool
@@ -37,7 +37,7 @@ class Library:
         return os.path.dirname(self.root)
 
     def relative(self, path: str) -> str | None:
-        """``kornia/sub/file.py`` for a file inside the library, ``None`` otherwise."""
+        """``lib/sub/file.py`` for a file inside the library, ``None`` otherwise."""
         if not path or path.startswith("<"):
             return None
         norm = os.path.normpath(path)

@@ -70,7 +70,7 @@ class DeclaredSurface:
 
 
 def is_private_path(dotted: str) -> bool:
-    """True when any part of a dotted path starts with ``_`` (``kornia._impl.x``)."""
+    """True when any part of a dotted path starts with ``_`` (``lib._impl.x``)."""
     return any(p.startswith("_") for p in dotted.split("."))
 
 

@@ -110,7 +110,7 @@ def _package_location(path: str) -> tuple[str, str] | None:
 def _module_name(path: str) -> str:
     """The name a registry file is imported under.
 
-    Inside a package (e.g. ``opsweep_suites/kornia/cases_color.py``) it is the file's dotted
+    Inside a package (e.g. ``opsweep_suites/lib/cases_color.py``) it is the file's dotted
     name, so relative imports work; a loose file gets ``opsweep_registry_<stem>_<path digest>``.
     """
     located = _package_location(path)
@@ -328,7 +328,7 @@ def qualified_name(obj: Any) -> str:
 def public_name(target: Any) -> str:
     """The shortest public dotted name under which ``target`` (or its class) is reachable.
 
-    ``kornia.color.gray.rgb_to_grayscale`` -> ``kornia.color.rgb_to_grayscale``. Only modules that
+    ``lib.color.gray.rgb_to_grayscale`` -> ``lib.color.rgb_to_grayscale``. Only modules that
     are already imported are searched; falls back to ``qualified_name``.
     """
     obj = surveyed_target(target)
@@ -462,7 +462,7 @@ def _tensor_digest(t: torch.Tensor) -> str:
 
 def _module_state_digest(m: torch.nn.Module) -> str:
     """Digest of a module's state: its state_dict, and the buffers registered with
-    ``persistent=False``, which a state_dict leaves out (kornia's ``Rotate`` keeps its angle and
+    ``persistent=False``, which a state_dict leaves out (a ``Rotate`` module may keep its angle and
     centre that way: without them, editing the angle of a case did not change its fingerprint)."""
     h = hashlib.blake2b(digest_size=16)
     state = m.state_dict()
@@ -514,7 +514,7 @@ TOOLKIT = "opsweep.toolkit"
 
 
 def _installed_top_levels() -> frozenset[str]:
-    """Top-level modules that belong to an installed distribution (torch, kornia, numpy, ...)."""
+    """Top-level modules that belong to an installed distribution (torch, numpy, the surveyed library, ...)."""
     global _INSTALLED
     if _INSTALLED is None:
         try:

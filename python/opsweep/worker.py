@@ -262,7 +262,7 @@ class ThreadStateGuard:
     found alive may be one already exited: harmless, but it cannot be told apart).
 
     Limits: garbage is collected only when a change is visible at the end of the job (a full
-    collection takes about a second in a worker with kornia loaded: too slow for every job), so a
+    collection takes about a second in a worker with a large library loaded: too slow for every job), so a
     guard leaked with no visible change fires during a later job, whose check then sees it; the
     record of a job whose state was restored stands, with a note, as measured.
     """

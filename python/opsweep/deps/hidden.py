@@ -369,7 +369,7 @@ class ImportWatch:
 
 class JobImports(_StateAtImport):
     """Installed after the registries' loading, for the worker's life: a library module imported
-    later (a job's first use: ``from kornia.feature import ...`` in a function body, a lazy
+    later (a job's first use: ``from lib.feature import ...`` in a function body, a lazy
     package attribute) is imported under a profiler of its own with its call graph, so exactly what
     its import ran becomes its import-time dependency (``HiddenDeps.attribute_imports``) and its
     state is taken when its import finished; the job's recorder is paused meanwhile, so the

@@ -3,7 +3,7 @@ imported for it), each with the digest of its code; where a code object belongs;
 module's imports read (docs/formats.md section 3.1). The worker sends ``LibraryIndex.message()``
 as the protocol's ``index`` message; records' ``deps`` hold the digests they had when measured.
 
-- a *function* ``kornia/color/gray.py:rgb_to_grayscale`` (file relative to the library, qualified
+- a *function* ``lib/color/gray.py:rgb_to_grayscale`` (file relative to the library, qualified
   name as Python spells ``__qualname__``): a digest of its tokens, first decorator to last line,
   without comments and line breaks inside brackets, each logical line with its indentation
   (``t:`` + 16 hex digits): equal digests mean the same syntax tree, so a comment, a blank line or
@@ -13,12 +13,12 @@ as the protocol's ``index`` message; records' ``deps`` hold the digests they had
   Records measured before index version 4 hold a digest of the function's source lines; the
   index message still carries those (``line_functions``) so that they stay current while the
   lines are unchanged.
-- a *module* ``kornia/color/gray.py``: a digest of the file's syntax tree with every function body
+- a *module* ``lib/color/gray.py``: a digest of the file's syntax tree with every function body
   replaced by the function's name: a body edit leaves it alone; a constant, an import, a class
   attribute, a decorator, a signature or a default changes it.
 - the *closure* of a set of files: the modules whose module-level code they read, following
   imports by name (``LibraryIndex.closure``).
-The parse costs about 2 s for kornia's 507 files; ``build`` reuses a cache file's entries whose
+The parse costs about 2 s for a library of 500 files; ``build`` reuses a cache file's entries whose
 path, mtime and size match. A file modified after the worker started importing the library, or
 after the index was taken, is *volatile*: its digests are ``changed-during-run``, never current.
 """
@@ -76,8 +76,8 @@ def digest(data: bytes) -> str:
 
 @dataclasses.dataclass
 class FileIndex:
-    rel: str  # "kornia/color/gray.py"
-    module: str  # "kornia.color.gray"
+    rel: str  # "lib/color/gray.py"
+    module: str  # "lib.color.gray"
     stat: tuple[int, int]  # (mtime_ns, size) when parsed
     module_digest: str
     functions: dict[str, str]  # qualname -> digest of its tokens ("t:...")

@@ -89,7 +89,7 @@ class Recorded:
     """A shape guard or run-time assert torch added while capturing, as the page shows it."""
 
     kind: str  # "guard" or "assert"
-    text: str  # "x0[2] == 48 at kornia/f.py:12 in f" (inputs named x<input>[<dim>])
+    text: str  # "x0[2] == 48 at lib/f.py:12 in f" (inputs named x<input>[<dim>])
     dims: tuple[tuple[int, int], ...]  # the (input, dim) it constrains
 
 
@@ -136,7 +136,7 @@ def guard_recorder(library: Library | None) -> Iterator[list[Recorded]]:
 
 
 def _where(loc: Any, library: Library | None) -> str:
-    """``kornia/x.py:12 in f`` for a FrameSummary (or its text for a string)."""
+    """``lib/x.py:12 in f`` for a FrameSummary (or its text for a string)."""
     if isinstance(loc, traceback.FrameSummary):
         rel = library.relative(loc.filename) if library is not None else None
         return f"{rel or scrub(loc.filename, library)}:{loc.lineno} in {loc.name}"
@@ -189,7 +189,7 @@ class Finding:
         return f">= {self.lower}"
 
     def phrase(self, why: bool = True) -> str:
-        """``H was fixed at 48 during export: x0[2] == 48 at kornia/f.py:12 in f`` (without the
+        """``H was fixed at 48 during export: x0[2] == 48 at lib/f.py:12 in f`` (without the
         guard when ``why`` is false)."""
         if self.kind == "constant":
             head = f"{self.name} {FIXED} at {self.value} during export"

@@ -128,7 +128,7 @@ class Assembled(nn.Module):
 
 class Forward(nn.Module):
     """A forward written in the registry: ``outputs(fn(*inputs, **kwargs))`` (``outputs`` defaults to
-    the identity; geometry registries use it to take the tensors out of a kornia geometry object).
+    the identity; geometry registries use it to take the tensors out of a library's geometry object).
     ``surveys`` is the public API the function calls in a particular way."""
 
     def __init__(self, surveys: Any, fn: Callable[..., Any], *, outputs: Callable[[Any], Any] | None = None):
