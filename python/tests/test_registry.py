@@ -302,22 +302,38 @@ def test_fingerprint_follows_the_globals_code_reads_not_attribute_names():
     assert fingerprint(case("op", "g", ns["reads_global"], x)) != glob_before
 
 
-def test_quick_preset_reuses_the_bundled_cases_unchanged():
-    """`--preset quick` must measure the very cases of the full survey (same fingerprints), so its
-    results are valid records of the full survey and the preset never drifts from it."""
+def _suite_presets():
     import importlib
-    import os
 
-    presets = os.path.join(os.path.dirname(importlib.import_module("opsweep_suites.kornia").__file__), "presets")
-    quick = {lc.case.name: lc.fingerprint for lc in load_registries([os.path.join(presets, "quick.py")])}
-    import opsweep_suites.kornia.presets.quick as q
+    suite = os.path.dirname(importlib.import_module("opsweep_suites.kornia").__file__)
+    folder = os.path.join(suite, "presets")
+    names = sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".py") and not f.startswith("_"))
+    return suite, folder, names
 
-    full = {}
-    for source in q._SOURCES:
-        for lc in load_registries([os.path.join(os.path.dirname(presets), source)]):
-            full[lc.case.name] = lc.fingerprint
-    assert len(quick) == len(q.QUICK) >= 30
-    assert {n: full[n] for n in quick} == quick
+
+@pytest.mark.parametrize("preset", _suite_presets()[2])
+def test_every_preset_reuses_the_bundled_cases_unchanged(preset):
+    """A preset (`--preset NAME`) must measure the very cases of the full survey: each of its cases
+    is defined in one of the suite's registries (cases_*.py) with the same fingerprint, so a preset
+    run's results are valid records of the full survey and the preset never drifts from it."""
+    suite, folder, _ = _suite_presets()
+    chosen = load_registries([os.path.join(folder, preset + ".py")])
+    assert chosen, f"preset {preset} selects no case"
+    sources = sorted({lc.case.origin.rsplit(":", 1)[0] for lc in chosen})
+    assert all(os.path.basename(s).startswith("cases_") for s in sources), sources
+    full = {lc.case.name: lc.fingerprint for lc in load_registries([os.path.join(suite, os.path.basename(s)) for s in sources])}
+    assert {lc.case.name: full.get(lc.case.name) for lc in chosen} == {lc.case.name: lc.fingerprint for lc in chosen}
+
+
+def test_quick_preset_keeps_its_variety_small():
+    """The quick preset is the README's first page: few cases, and a random case comes with its
+    deterministic twin (the page shows what [random] changes)."""
+    _, folder, names = _suite_presets()
+    assert "quick" in names
+    quick = [lc.case.name for lc in load_registries([os.path.join(folder, "quick.py")])]
+    assert 10 <= len(quick) <= 20
+    randoms = [n for n in quick if n.endswith("[random]")]
+    assert randoms and all(n[: -len("[random]")] in quick for n in randoms)
 
 
 # ---------------------------------------------------------------------------------------------
