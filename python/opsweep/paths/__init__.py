@@ -90,10 +90,11 @@ def common_harness_files() -> list[tuple[str, str]]:
     own = {rel for s in PATHS.values() for module in (s.module, *s.uses) for rel, _ in _module_files(module)}
     # coverage.py (the coverage report), public_names.py (what a library declares public, which
     # only coverage reads), repro.py (the reproducer writer) and standalone.py (the source it
-    # copies into scripts) never run a probe: editing them changes no verdict, so it re-probes
+    # copies into scripts) never run a probe, nor does harvest/ (it writes registries, whose cases
+    # are keyed by their own fingerprints): editing them changes no verdict, so it re-probes
     # nothing. The case toolkit is case code: what its wrappers do and the inputs it makes are in
     # each case's fingerprint (opsweep.registry).
-    files = py_files(_root(), exclude=("toolkit", "coverage.py", "public_names.py", "repro.py", "standalone.py"))
+    files = py_files(_root(), exclude=("toolkit", "harvest", "coverage.py", "public_names.py", "repro.py", "standalone.py"))
     return [(rel, path) for rel, path in files if rel not in own]
 
 
