@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   opsweep::cli::RegisterResults(app, &status);
   opsweep::cli::RegisterDiff(app, &status);
   opsweep::cli::RegisterRepro(app, &status);
+  opsweep::cli::RegisterHarvest(app, &status);
   // The first word names the verb: one that does not exist is named as such, with the list.
   if (argc > 1 && argv[1][0] != '-' && !IsVerb(app, argv[1])) {
     fmt::print(stderr, "opsweep: error: '{}' is not a command; the commands are {} (see opsweep --help)\n", argv[1],

@@ -16,6 +16,7 @@ void RegisterExplain(CLI::App& app, int* status);   // verb_explain.cc
 void RegisterResults(CLI::App& app, int* status);   // verb_results.cc
 void RegisterDiff(CLI::App& app, int* status);      // verb_diff.cc
 void RegisterRepro(CLI::App& app, int* status);     // verb_repro.cc
+void RegisterHarvest(CLI::App& app, int* status);   // verb_harvest.cc
 
 // The tool's version, as compiled in.
 const char* ToolVersion();

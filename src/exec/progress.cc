@@ -77,7 +77,7 @@ void Progress::Draw() {
     terminal_->Write("\r" + text + "\x1b[K");
     drawn_ = true;
   } else {
-    terminal_->Write("opsweep run: " + StatusText() + "\n");
+    terminal_->Write(prefix_ + ": " + StatusText() + "\n");
     last_plain_done_ = done_;
   }
   last_draw_ = now;
@@ -125,7 +125,7 @@ void Progress::Finish(std::string_view ending, std::string_view workers) {
   if (tty_ && drawn_) terminal_->Write("\r\x1b[K");
   double wall = clock_->Now() - started_;
   std::string counts = Counts();
-  std::string line = fmt::format("opsweep run: {}{} of {} jobs ran ({}); {} reused from earlier runs; wall {}{}\n",
+  std::string line = fmt::format("{}: {}{} of {} jobs ran ({}); {} reused from earlier runs; wall {}{}\n", prefix_,
                                  ending.empty() ? "" : std::string(ending) + ": ", done_, total_,
                                  counts.empty() ? "none" : counts, reused_, FormatDuration(wall),
                                  workers.empty() ? "" : "; " + std::string(workers));

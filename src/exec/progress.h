@@ -41,6 +41,8 @@ class Progress {
   // How many jobs run at once: before the first job ends, the ETA is the expected seconds spread
   // over them ("ETA ~25m (expected)"), so a run whose first jobs take minutes says how long it will be.
   void SetWorkers(int workers) { workers_ = std::max(1, workers); }
+  // What each line starts with (default "opsweep run"), for another verb that runs units of work.
+  void SetPrefix(std::string prefix) { prefix_ = std::move(prefix); }
   // One job ended; `expected_s` is what it was expected to take (0 when unknown), `actual_s` what
   // it took (< 0 when unknown), `group` as given to Expect.
   void OnOutcome(Status status, double expected_s = 0, const std::string& group = "", double actual_s = -1);
@@ -77,6 +79,7 @@ class Progress {
   double last_draw_ = -1e9;
   size_t last_plain_done_ = 0;
   bool drawn_ = false;
+  std::string prefix_ = "opsweep run";
 };
 
 }  // namespace opsweep

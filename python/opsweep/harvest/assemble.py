@@ -210,7 +210,8 @@ def case_line(c: dict, data: str = "T") -> str:
     return f"    case({', '.join(parts)}),  # {c['origin']}"
 
 
-def registry_text(cases: list[dict], library: str, version: str) -> str:
+def registry_text(cases: list[dict], library: str, version: str, draft: bool = False) -> str:
+    """A registry's source; a draft builds each case apart (drafts.py)."""
     imports = sorted({m for c in cases for m in c["imports"]} - {"torch"})
     needs_torch = any("torch." in c["target"] or "torch." in c["kwargs"] for c in cases) or "torch" in {
         m for c in cases for m in c["imports"]}
@@ -226,15 +227,22 @@ def registry_text(cases: list[dict], library: str, version: str) -> str:
         "",
         "from opsweep.case import case",
         "from opsweep.toolkit.harvested import Call, In, Method, harvested_cases, tensors",
-        "",
-        "T = tensors(__file__)",
-        "",
-        "CASES = harvested_cases(__file__, [",
-        *[case_line(c) for c in cases],
-        "])",
-        "",
     ]
+    if draft:
+        lines.append("from opsweep.harvest.drafts import built")
+    lines += ["", "T = tensors(__file__)", ""]
+    if draft:
+        lines += ["CASES = built(__file__, ["]
+        lines += [f"    ({_q(c['name'])}, lambda: {_draft_line(c)})," for c in cases]
+    else:
+        lines += ["CASES = harvested_cases(__file__, [", *[case_line(c) for c in cases]]
+    lines += ["])", ""]
     return "\n".join(lines)
+
+
+def _draft_line(c: dict) -> str:
+    """The case's call without its indentation, trailing comma and origin comment."""
+    return case_line(c).strip().rsplit("),  # ", 1)[0] + ")"
 
 
 def tensor_bytes(cases: list[dict], scratch: str) -> bytes:
@@ -266,7 +274,7 @@ def write_atomic(path: str, data: bytes | str) -> None:
     os.replace(tmp, path)
 
 
-def write_suite(folder: str, cases: list[dict], plan: dict, scratch: str) -> list[str]:
+def write_suite(folder: str, cases: list[dict], plan: dict, scratch: str, draft: bool = False) -> list[str]:
     """Registries, data file and __init__.py into ``folder``; returns the registry files written."""
     os.makedirs(folder, exist_ok=True)
     by_file: dict[str, list[dict]] = collections.defaultdict(list)
@@ -274,7 +282,7 @@ def write_suite(folder: str, cases: list[dict], plan: dict, scratch: str) -> lis
         by_file[package_file(c["group"])].append(c)
     written = []
     for name, group in sorted(by_file.items()):
-        write_atomic(os.path.join(folder, name), registry_text(group, plan["library"], plan.get("version", "")))
+        write_atomic(os.path.join(folder, name), registry_text(group, plan["library"], plan.get("version", ""), draft))
         written.append(name)
     for stale in sorted(os.listdir(folder)):
         path = os.path.join(folder, stale)
@@ -294,7 +302,7 @@ def draft(scratch: str, max_variants: int) -> dict:
     record = Phase(os.path.join(scratch, "record.jsonl"))
     chosen, left = choose(plan, record, max_variants)
     folder = os.path.join(scratch, "draft")
-    write_suite(folder, chosen, plan, scratch)
+    write_suite(folder, chosen, plan, scratch, draft=True)
     with open(os.path.join(scratch, "draft.json"), "w", encoding="utf-8") as f:
         json.dump({"cases": chosen, "left": left}, f, sort_keys=True)
     return {"cases": [c["name"] for c in chosen],
@@ -363,7 +371,7 @@ def summarize(plan: dict, record: Phase, cases: list[dict], dropped: list[dict],
         op = payload["operator"]
         end = record.ends.get(unit)
         if end is not None and end["end"] != "done" and op not in own_failure:
-            own_failure[op] = f"{end['end']}: the example at {end.get('where', '?')} {_end_text(end)}"
+            own_failure[op] = f"the example at {end.get('where', '?')} {_end_text(end)}"
         for e in record.events.get(unit, []):
             if e.get("kind") == "example_error" and op not in own_failure:
                 own_failure[op] = e["error"]
@@ -440,6 +448,8 @@ def summarize(plan: dict, record: Phase, cases: list[dict], dropped: list[dict],
 # specific first.
 _REASON_KINDS = (
     ("the rebuilt call", "fails when rebuilt"),
+    ("its registry line raises", "fails when rebuilt"),
+    ("cannot be fingerprinted", "fails when rebuilt"),
     ("the checks", "fails when rebuilt"),
     ("cannot be rebuilt", "not rebuildable"),
     ("cannot be imported", "not rebuildable"),

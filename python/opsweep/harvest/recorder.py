@@ -110,6 +110,10 @@ def reference(obj: Any, table: PublicTable) -> str | None:
     public = table.names.get(id(obj))
     if public is not None and resolve(public) is obj:
         return public
+    if inspect.ismethod(obj) and inspect.isclass(obj.__self__):  # a classmethod, bound to its class
+        owner = reference(obj.__self__, table)
+        path = f"{owner}.{obj.__name__}" if owner else None
+        return path if path is not None and resolve(path) == obj else None
     module = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
@@ -177,6 +181,12 @@ class Encoder:
             if len(value) > MAX_LITERAL_ITEMS:
                 return {"bad": f"a {type(value).__name__} of {len(value)} items"}
             return {type(value).__name__: [self.encode(v, depth + 1) for v in value]}
+        if type(value) in (set, frozenset):
+            items = [_literal(v) for v in value]
+            if None in items or len(items) > MAX_LITERAL_ITEMS:
+                return {"bad": f"a {type(value).__name__} of values that are not literals"}
+            text = "{" + ", ".join(sorted(items)) + "}" if items else "set()"
+            return {"lit": text if type(value) is set else f"frozenset({text})"}
         if type(value) is dict:
             if len(value) > MAX_LITERAL_ITEMS:
                 return {"bad": f"a dict of {len(value)} items"}

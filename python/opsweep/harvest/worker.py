@@ -13,8 +13,8 @@ stdout and stderr are the worker's log (what examples print goes there, never to
   ``{"type":"step","id":K,"step":S,"where":"file:line"[,"resume":{...}]}`` (an example, a test or a
   check starts: the engine's deadline restarts; ``resume`` is the unit that goes on after this step
   if the step is killed), ``{"type":"event","id":K,"event":{...}}`` (what the unit found), then
-  ``{"type":"done","id":K}``. A worker that ran a unit of tests exits after ``done`` (pytest cannot
-  run twice in one interpreter); the engine starts another.
+  ``{"type":"done","id":K}``. A worker that ran a unit of tests exits after it, and says so
+  (``"leaving":true``): pytest cannot run twice in one interpreter; the engine starts another.
 - ``{"type":"shutdown"}`` or EOF: exit 0.
 
 Units: ``{"kind":"doc","operator":NAME}`` runs that operator's docstring examples;
@@ -153,6 +153,8 @@ class Harvester:
         recorder = Recorder(self.table, lambda code: code.co_filename.startswith("<doctest "))
         session = Session(self, unit, recorder, source="docs", origin_file=file)
         globs = test.globs
+        for name_, module in doctest_namespace(self.library).items():
+            globs.setdefault(name_, module)
         flags = doctest._extract_future_flags(globs)  # type: ignore[attr-defined]
         for i, example in enumerate(test.examples):
             if example.options.get(doctest.SKIP, False):
@@ -188,6 +190,18 @@ class Harvester:
         path = os.path.join(self.scratch, "tensors", f"{key}.pt")
         torch.save(tensors, path)
         return os.path.relpath(path, self.scratch)
+
+
+def doctest_namespace(library: str) -> dict:
+    """What examples may use without importing it, as libraries' doctest set-ups commonly provide
+    (a conftest's ``doctest_namespace``): torch, numpy as ``np`` and the library under its name.
+    A name the defining module already has keeps its value."""
+    import importlib
+
+    import numpy as np
+    import torch
+
+    return {"torch": torch, "np": np, library: importlib.import_module(library)}
 
 
 def _line_in(example: doctest.Example, line: int) -> int:
@@ -272,11 +286,24 @@ class Session:
 
 
 class Checker:
+    """Checks draft cases (check mode). The drafts are loaded one file at a time and every case is
+    fingerprinted as the run's loader does: a case whose line raises when loaded (drafts.py) or that
+    cannot be fingerprinted is dropped with the reason, not the whole draft."""
+
     def __init__(self, registries: list[str], threads: int):
-        from opsweep.registry import load_registries
+        from opsweep.harvest.drafts import FAILED
+        from opsweep.registry import fingerprint, load_registry_file
 
         self.threads = threads
-        self.cases = {lc.case.name: lc.case for lc in load_registries(registries)}
+        self.cases = {}
+        for path in registries:
+            for c in load_registry_file(path):
+                try:
+                    fingerprint(c)
+                except BaseException as e:  # noqa: BLE001 - RecursionError included: the loader would refuse it
+                    FAILED[c.name] = f"it cannot be fingerprinted: {error_text(e)}"
+                    continue
+                self.cases[c.name] = c
 
     def run(self, unit: Unit, payload: dict) -> bool:
         from opsweep.harvest.checks import check_case
@@ -285,7 +312,12 @@ class Checker:
         name = payload["case"]
         c = self.cases.get(name)
         if c is None:
-            unit.event({"kind": "check", "case": name, "drop": "not in the draft registries"})
+            from opsweep.harvest.drafts import FAILED
+
+            why = FAILED.get(name)
+            if why and not why.startswith("it cannot be fingerprinted"):
+                why = f"its registry line raises when loaded: {why}"
+            unit.event({"kind": "check", "case": name, "drop": why or "not in the draft registries"})
             return False
         result = check_case(c, lambda step, what: unit.step(step, what))
         unit.event({"kind": "check", "case": name, **result})
@@ -339,7 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             unit.event({"kind": "harness_error", "error": error_text(e), "unit": message["unit"]})
             leave = False
-        channel.send({"type": "done", "id": unit.id})
+        done: dict[str, Any] = {"type": "done", "id": unit.id}
+        if leave:
+            done["leaving"] = True
+        channel.send(done)
         if leave:
             return 0
 
