@@ -707,6 +707,9 @@ def _function_identity(fn: types.FunctionType) -> Any:
 _CLASS_BOOKKEEPING = frozenset(
     {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__", "__static_attributes__"}
 )
+# What a class declares for a tool that never runs it, not what its call does: a wrapper's
+# ``__opsweep_forwards__`` (opsweep/toolkit/wrappers.py), which only ``opsweep repro`` reads.
+_TOOL_DECLARATIONS = frozenset({"__opsweep_forwards__"})
 
 
 def _class_attribute(value: Any) -> Any:
@@ -720,7 +723,8 @@ def _class_attribute(value: Any) -> Any:
 def _class_parts(cls: type) -> dict[str, Any]:
     return {
         "bases": [type_identity(b) for b in cls.__bases__],
-        "attrs": {k: _class_attribute(v) for k, v in sorted(vars(cls).items()) if k not in _CLASS_BOOKKEEPING},
+        "attrs": {k: _class_attribute(v) for k, v in sorted(vars(cls).items())
+                  if k not in _CLASS_BOOKKEEPING and k not in _TOOL_DECLARATIONS},
     }
 
 

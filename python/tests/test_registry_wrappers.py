@@ -67,6 +67,36 @@ def test_by_name_binds_each_input_to_its_parameter():
     assert W.ByName(f, ("a",), surveys=torch.relu).__opsweep_target__ is torch.relu
 
 
+def test_a_forwarding_declaration_makes_the_call_its_wrapper_makes():
+    # opsweep repro calls the wrapped function through the declaration instead of the wrapper: it
+    # must be the same call (arguments and order), for each wrapper that declares one
+    def f(a, b, *, scale, shift=0.0):
+        return (a - b) * scale + shift
+
+    x, y = torch.tensor([1.0, 2.0]), torch.tensor([4.0, 8.0])
+    for m in (W.Positional(f, scale=2.0), W.ByName(f, ("b", "a"), scale=2.0)):
+        declared = m.__opsweep_forwards__()
+        assert declared.fn is f
+        assert torch.equal(declared(x, y, shift=1.0), m(x, y, shift=1.0)), type(m).__name__
+    assert not hasattr(W.Assembled, "__opsweep_forwards__")  # more than forwarding: no declaration
+
+
+def test_the_forwarding_declaration_is_no_part_of_a_fingerprint(monkeypatch):
+    # a reproducer reads the declaration, no job runs it: editing it re-keys nothing, while editing
+    # what forward does re-keys the wrapper's cases
+    from opsweep.case import case
+    from opsweep.registry import fingerprint
+
+    def keyed():
+        return fingerprint(case("p", "g", W.Positional(torch.nn.functional.hardtanh, max_val=0.5), [torch.ones(3)]))
+
+    before = keyed()
+    monkeypatch.setattr(W.Positional, "__opsweep_forwards__", lambda self: None)
+    assert keyed() == before
+    monkeypatch.setattr(W.Positional, "forward", lambda self, *xs, **kw: self.fn(*xs, **kw))
+    assert keyed() != before
+
+
 def test_assembled_builds_the_call_arguments_from_named_inputs():
     def assemble(x, y):
         return ([{"x": x, "y": y}],), {"k": 3}

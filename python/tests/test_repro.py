@@ -338,3 +338,21 @@ def test_every_path_that_declares_a_reproducer_writes_one(dynamic_cases, tmp_pat
         compile(script, "repro.py", "exec")
     with pytest.raises(repro.ReproError, match="no reproducer for path 'openvino'"):
         repro.write_repro(None, "openvino", "unused")  # refused before the case is looked at
+
+
+def test_a_wrapper_that_declares_its_forwarding_is_called_through_it(no_opsweep, tmp_path):
+    # a Positional wrapper is no class name the reproducer knows: it declares how it forwards, and
+    # the script calls the wrapped function through that declaration (no cloudpickle, no target.pt)
+    from opsweep import case
+    from opsweep.toolkit import Positional
+
+    import fixture_ops
+
+    c = case("scaled_by_name", "g", Positional(fixture_ops.add_scaled, scale=3.0), [torch.ones(2, 3), torch.ones(2, 3)])
+    folder = tmp_path / "positional"
+    files = repro.write_repro(c, "export", str(folder), library="fixture_ops")
+    assert files == ["fixed.pt", "inputs.pt", "repro.py"], files
+    script = (folder / "repro.py").read_text()
+    assert "import cloudpickle" not in script and "target = Forwarding(" in script
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert proc.returncode == 0 and verdict.startswith("ok:"), proc.stdout + proc.stderr

@@ -80,6 +80,10 @@ class Positional(nn.Module):
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         return self.fn(*inputs, **self.fixed, **kwargs)
 
+    def __opsweep_forwards__(self) -> Forwarding:
+        """What forward does: ``fn`` with the inputs positionally (see ``Forwarding``)."""
+        return Forwarding(self.fn, self.fixed)
+
 
 class ByName(nn.Module):
     """``fn(**dict(zip(names, inputs)), **fixed, **kwargs)``: each tensor input bound to the parameter
@@ -97,6 +101,10 @@ class ByName(nn.Module):
         if len(inputs) != len(self.names):
             raise TypeError(f"ByName: {len(inputs)} inputs for the {len(self.names)} names {list(self.names)}")
         return self.fn(**dict(zip(self.names, inputs)), **self.fixed, **kwargs)
+
+    def __opsweep_forwards__(self) -> Forwarding:
+        """What forward does: ``fn`` with each input bound to its name (see ``Forwarding``)."""
+        return Forwarding(self.fn, self.fixed, self.names)
 
 
 class Assembled(nn.Module):
