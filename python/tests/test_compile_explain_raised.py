@@ -1,7 +1,7 @@
 """A compile record whose compiled call raised is that failure, also when explain (which counts the
 breaks after a failed first call) raises too: the record's error is the compile's, its detail says
 nothing of explain (empty, as every failure's: the page names the failure by its reason), and the
-breaks are unknown. Under the harness before migration 2026-12-07-compile-detail-is-the-failure the
+breaks are unknown. Under the harness before migration 2026-12-07-neutral-core (its compile marks) the
 detail was explain's ("graph breaks unknown: explain raised InternalTorchDynamoError")."""
 
 from __future__ import annotations
