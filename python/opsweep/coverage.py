@@ -43,6 +43,12 @@ so the share is reproducible and cannot be steered by what has a case:
   allocates tensors (a colour table); `nn.Module` classes and classes that inherit behaviour from
   outside the library (a torch distribution) are always counted.
 
+Each covered operator says where its cases come from (``source``): ``hand-written`` when any of its
+cases is, else ``harvested (docs)``, ``harvested (tests)`` or both (opsweep.harvest.provenance: a
+case in a registry ``opsweep harvest`` generated), counted in ``covered_by_source``; an operator
+with no case carries ``why`` when a ``harvest.json`` beside the registries says why the harvest gave
+it none.
+
 An operator is covered when a case targets it through any of its names (objects are compared, not
 names): the case's target itself, the class of a module instance, the object a wrapper names in
 its `__opsweep_target__` attribute (a function, a class, or a method's function such as
@@ -534,8 +540,15 @@ def _package(name: str, library: str) -> str:
 
 
 def coverage_report(library: str, registries: list[str], depth: int | None = None) -> dict:
+    from opsweep.harvest import provenance
+
     loaded = load_registries(registries)
     cases = [item.case for item in loaded]
+    # hand-written or harvested (docs, tests), and why the harvest gave an operator no case
+    registry_kind = provenance.case_sources(registries)
+    case_source = {item.case.name: provenance.source_of(item.case.name, item.registry, registry_kind) for item in loaded}
+    harvest_why = provenance.why_none(registries)
+    by_source: collections.Counter = collections.Counter()
     excluded = not_surveyed(registries)
     surveyed = surveyed_objects(cases)
     surface = public_surface(library, depth)
@@ -557,7 +570,9 @@ def coverage_report(library: str, registries: list[str], depth: int | None = Non
         if hits:
             probing = [c for c in hits if c.skip is None]
             if probing:
-                covered.append({**row, "cases": len(probing)})
+                source = provenance.describe({case_source.get(c.name, "hand-written") for c in probing})
+                covered.append({**row, "cases": len(probing), "source": source})
+                by_source[source] += 1
                 pkg["covered"] += 1
             else:
                 skipped.append({**row, "reason": hits[0].skip})
@@ -566,7 +581,8 @@ def coverage_report(library: str, registries: list[str], depth: int | None = Non
             listed.append({**row, "reason": reasons[key]})
             pkg["not_surveyed"] += 1
         else:
-            missing.append(row)
+            why = next((harvest_why[n] for n in (entry.name, *entry.aliases) if n in harvest_why), None)
+            missing.append({**row, "why": why} if why else row)
             pkg["missing"] += 1
     total = len(surface.operators)
     kinds = collections.Counter(e.kind for e in surface.operators.values())
@@ -578,6 +594,7 @@ def coverage_report(library: str, registries: list[str], depth: int | None = Non
         "total": total,
         "by_kind": dict(sorted(kinds.items())),
         "covered": len(covered),
+        "covered_by_source": dict(sorted(by_source.items())),
         "covered_names": covered,
         "skipped": skipped,
         "not_surveyed": listed,

@@ -193,3 +193,31 @@ def test_a_hand_written_duplicate_not_listed_in_overrides_is_refused(tmp_path):
     with pytest.raises(RegistryError, match="duplicate case name 'scale\\[doc\\]'"):
         load_registries([hand, generated])
     assert harvested_cases(generated, []) == []
+
+
+def test_coverage_says_where_cases_come_from_and_why_the_harvest_gave_none(tmp_path):
+    import json
+
+    from opsweep.coverage import coverage_report
+
+    folder = str(tmp_path)
+    generated = _write(folder, "cases_ops.py", GENERATED.replace(
+        'case("outer[doc]", "ops", harvestlib.outer, [torch.ones(2)]),',
+        'case("outer[test]", "ops", harvestlib.outer, [torch.ones(2)]),'))
+    hand = _write(folder, "cases_hand.py", """\
+        import torch
+        import harvestlib
+        from opsweep.case import case
+        CASES = [case("blend", "ops", harvestlib.blend, [torch.ones(2), torch.zeros(2)], kwargs={})]
+        """)
+    with open(os.path.join(folder, "harvest.json"), "w") as f:
+        json.dump({"per_operator": [{"name": "harvestlib.broken", "status": "none", "reason": "example failed",
+                                     "why": "ValueError: unknown mode 'nope'"}]}, f)
+    report = coverage_report("harvestlib", [hand, generated])
+    source = {r["name"]: r["source"] for r in report["covered_names"]}
+    assert source == {"harvestlib.scale": "harvested (docs)", "harvestlib.outer": "harvested (tests)",
+                      "harvestlib.blend": "hand-written"}
+    assert report["covered_by_source"] == {"hand-written": 1, "harvested (docs)": 1, "harvested (tests)": 1}
+    why = {r["name"]: r.get("why") for r in report["missing"]}
+    assert why["harvestlib.broken"] == "harvest: example failed: ValueError: unknown mode 'nope'"
+    assert why["harvestlib.spin"] is None

@@ -33,8 +33,10 @@ std::string Leaf(const nlohmann::json& row) {
   return name;
 }
 
-// Rows grouped by their module, modules sorted, rows in report order (sorted by name).
-void ByModule(std::string* out, const char* title, const nlohmann::json& rows, const char* detail_key) {
+// Rows grouped by their module, modules sorted, rows in report order (sorted by name). The detail
+// is the row's `detail_key`, else its `fallback_key` (when given).
+void ByModule(std::string* out, const char* title, const nlohmann::json& rows, const char* detail_key,
+              const char* fallback_key = nullptr) {
   if (!rows.is_array() || rows.empty()) return;
   std::map<std::string, std::vector<const nlohmann::json*>> groups;
   for (const auto& r : rows) groups[Str(r, "module")].push_back(&r);
@@ -42,7 +44,8 @@ void ByModule(std::string* out, const char* title, const nlohmann::json& rows, c
   for (const auto& [module, members] : groups) {
     *out += fmt::format("  {}\n", module.empty() ? "(top level)" : module);
     for (const auto* r : members) {
-      const std::string detail = Str(*r, detail_key);
+      std::string detail = Str(*r, detail_key);
+      if (detail.empty() && fallback_key != nullptr) detail = Str(*r, fallback_key);
       if (detail.empty())
         *out += fmt::format("    {}\n", Leaf(*r));
       else
@@ -75,6 +78,13 @@ std::string FormatCoverage(const nlohmann::json& report, const std::string& libr
                      100.0 * Share(report, "probed_share"), skipped);
   out += fmt::format("  {} listed as not surveyed (with a reason), {} with neither; {} cases in all\n", listed, missing,
                      report.value("cases", 0));
+  if (report.contains("covered_by_source") && report["covered_by_source"].is_object() &&
+      !report["covered_by_source"].empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [source, n] : report["covered_by_source"].items())
+      if (n.is_number_integer()) parts.push_back(fmt::format("{} {}", n.get<int>(), source));
+    out += fmt::format("  probed operators by where their cases come from: {}\n", fmt::join(parts, ", "));
+  }
   if (Size(report, "unmatched_cases") > 0)
     out += fmt::format("  {} cases reach no public operator (listed at the end)\n", Size(report, "unmatched_cases"));
   const auto depth = report.find("depth");
@@ -109,7 +119,7 @@ std::string FormatCoverage(const nlohmann::json& report, const std::string& libr
   ByModule(&out, "Skipped (a case with a skip reason)", report.value("skipped", nlohmann::json::array()), "reason");
   ByModule(&out, "Not surveyed (NOT_SURVEYED in a registry)", report.value("not_surveyed", nlohmann::json::array()),
            "reason");
-  ByModule(&out, "No case yet", report.value("missing", nlohmann::json::array()), "kind");
+  ByModule(&out, "No case yet", report.value("missing", nlohmann::json::array()), "why", "kind");
   UnmatchedCases(&out, report.value("unmatched_cases", nlohmann::json::array()));
   return out;
 }

@@ -73,3 +73,21 @@ TEST(CoverageReport, GatesOnShareAndProbedShare) {
 
 }  // namespace
 }  // namespace opsweep::cli
+
+namespace opsweep::cli {
+namespace {
+
+TEST(CoverageReport, WhereCasesComeFromAndWhyTheHarvestGaveNone) {
+  nlohmann::json report = Report();
+  report["covered_by_source"] = {{"hand-written", 5}, {"harvested (docs)", 2}};
+  report["missing"][1]["why"] = "harvest: example failed: ValueError: bad mode";
+  const std::string text = FormatCoverage(report, "lib");
+  EXPECT_NE(text.find("  probed operators by where their cases come from: 5 hand-written, 2 harvested (docs)\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("    twist                                        harvest: example failed: ValueError: bad mode\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("    Quat.norm                                    method\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace opsweep::cli

@@ -226,7 +226,7 @@ def registry_text(cases: list[dict], library: str, version: str, draft: bool = F
     lines += [
         "",
         "from opsweep.case import case",
-        "from opsweep.toolkit.harvested import Call, In, Method, harvested_cases, tensors",
+        "from opsweep.toolkit.harvested import Built, Call, In, Method, harvested_cases, tensors",
     ]
     if draft:
         lines.append("from opsweep.harvest.drafts import built")

@@ -30,7 +30,9 @@ TOLERANCE_FACTOR = 3.0
 
 
 def _error(e: BaseException) -> str:
-    return " ".join(f"{type(e).__name__}: {e}".split())[:200]
+    from opsweep.harvest.worker import scrub_paths
+
+    return scrub_paths(" ".join(f"{type(e).__name__}: {e}".split()))[:200]
 
 
 def _round_up(x: float) -> float:

@@ -22,5 +22,7 @@ def built(registry_file: str, entries: list[tuple[str, Callable[[], Any]]]) -> l
         try:
             cases.append(build())
         except Exception as e:  # noqa: BLE001 - the case's line fails; the others stand
-            FAILED[name] = " ".join(f"{type(e).__name__}: {e}".split())[:200]
+            from opsweep.harvest.worker import error_text
+
+            FAILED[name] = error_text(e)[:200]
     return harvested_cases(registry_file, cases)

@@ -54,7 +54,7 @@ class Callee:
     kind: str  # function | classmethod | method | construct | module
     obj: Any  # the function, the bound classmethod, the method's function, or the class
     operator: str | None  # the public operator's name (coverage's), or None
-    receiver_index: int | None = None  # the parameter that holds self / the instance
+    surveys: Any = None  # a module call on what a factory class returned: that class
 
 
 @dataclasses.dataclass
@@ -75,6 +75,8 @@ class Record:
     has_tensor_output: bool | None = None  # None until the call returned
     returned: bool = False
     result_module: bool = False  # the result (a constructed object) is an nn.Module
+    surveys: Any = None  # a module call on what a factory class returned: that class
+    factory: bool = False  # a construction seen at ``__new__`` (its result may be of another class)
 
 
 class PublicTable:
@@ -122,34 +124,40 @@ def reference(obj: Any, table: PublicTable) -> str | None:
     return path if resolve(path) is obj else None
 
 
+_MISSING = object()
+
+
 def resolve(path: str) -> Any:
-    """The object a dotted path names (the longest importable module prefix, then attributes)."""
+    """The object a dotted path names as Python evaluates it after ``import <module_of(path)>``:
+    attributes from the top-level package down, a submodule imported where no attribute has its
+    name (a package attribute that shadows a submodule of the same name wins, as it does in code)."""
     parts = path.split(".")
-    for cut in range(len(parts), 0, -1):
-        module_name = ".".join(parts[:cut])
-        module = sys.modules.get(module_name)
-        if module is None:
+    try:
+        obj: Any = sys.modules.get(parts[0]) or importlib.import_module(parts[0])
+    except Exception:  # noqa: BLE001 - not importable
+        return None
+    for i, attr in enumerate(parts[1:], start=1):
+        nxt = getattr(obj, attr, _MISSING)
+        if nxt is _MISSING and inspect.ismodule(obj):
             try:
-                module = importlib.import_module(module_name)
-            except Exception:  # noqa: BLE001 - not a module
-                continue
-        obj: Any = module
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
+                importlib.import_module(".".join(parts[: i + 1]))
+            except Exception:  # noqa: BLE001
+                return None
+            nxt = getattr(obj, attr, _MISSING)
+        if nxt is _MISSING:
             return None
-        return obj
-    return None
+        obj = nxt
+    return obj
 
 
 def module_of(path: str) -> str:
-    """The importable module part of a dotted path."""
+    """The module to import so that the dotted path evaluates: its longest prefix that evaluates
+    (by ``resolve``) to a module."""
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
-        name = ".".join(parts[:cut])
-        if name in sys.modules:
-            return name
+        prefix = ".".join(parts[:cut])
+        if inspect.ismodule(resolve(prefix)):
+            return prefix
     return parts[0]
 
 
@@ -314,12 +322,22 @@ class Recorder:
             line=line,
             file=file,
             tensors=encoder.tensors,
+            surveys=callee.surveys,
+            factory=frame.f_code.co_name == "__new__" and callee.kind == "construct",
         )
         self.records.append(record)
         self._stack.append((frame, record))
 
     def _on_return(self, frame: Any, record: Record, value: Any) -> None:
         record.returned = True
+        if record.factory:
+            if isinstance(value, record.callee):  # an ordinary construction: its __init__ records it
+                record.operator = None
+                return
+            self.produced[id(value)] = (value, record.index)
+            record.has_tensor_output = bool(flatten(value))
+            record.result_module = isinstance(value, torch.nn.Module)
+            return
         if record.kind == "construct":
             obj = frame.f_locals.get(frame.f_code.co_varnames[0])
             if obj is not None:
@@ -339,6 +357,14 @@ class Recorder:
         table = self.table
         if code in _MODULE_CALL_CODES or code.co_name == "__call__":
             return self._instance_call(frame)
+        if code.co_name == "__new__" and code.co_argcount >= 1:  # a class whose __new__ may build another
+            cls = frame.f_locals.get(code.co_varnames[0])
+            if inspect.isclass(cls) and table.in_library(cls) and "<" not in cls.__qualname__:
+                new = getattr(cls, "__new__", None)
+                if inspect.isfunction(new) and getattr(inspect.unwrap(new), "__code__", None) is code:
+                    args, kwargs = _arguments(frame, _signature(new), skip_first=True)
+                    return Callee("construct", cls, table.operator(cls)), args, kwargs, None
+            return None
         if code.co_name == "__init__" and code.co_argcount >= 1:
             this = frame.f_locals.get(code.co_varnames[0])
             cls = type(this)
@@ -369,6 +395,12 @@ class Recorder:
             if _call_code(cls) is not code:
                 return None
             args, kwargs = _arguments(frame, _signature(cls.__call__), skip_first=True)
+        made = self.produced.get(id(this))
+        if made is not None and made[0] is this:
+            maker = self.records[made[1]]
+            if maker.factory and inspect.isclass(maker.callee) and not isinstance(this, maker.callee):
+                # `Accuracy(task="binary")` returned a BinaryAccuracy: the example calls Accuracy
+                return Callee("module", cls, self.table.operator(maker.callee), maker.callee), args, kwargs, this
         return Callee("module", cls, self.table.operator(cls)), args, kwargs, this
 
     def _function_of(self, frame: Any) -> Any:

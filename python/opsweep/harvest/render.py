@@ -10,7 +10,10 @@ first (opsweep.toolkit.harvested has the wrappers):
   (``Boxes.from_tensor``) and the constructor of a class that is not a module (``Boxes``);
 - ``Call(fn, ...)``: the recorded call with ``In(i)`` where it had tensors, for any other
   arrangement (a tensor after a Python value, tensors inside a list or dict);
-- ``Method(function, receiver, ...)``: a method on an object the example built.
+- ``Method(function, receiver, ...)``: a method on an object the example built;
+- ``Built(cls, Call(module, ...))``: the call of a module that a factory class returned
+  (``Accuracy(task="binary")`` builds a ``BinaryAccuracy``), surveyed under the class the example
+  called.
 
 Objects a call needs are rebuilt from the recorded call that built them: an ``nn.Module`` as a
 constant expression (``Cls(args)``, built when the registry loads, its tensors baked as constants,
@@ -172,7 +175,11 @@ def render(records: list[Record], index: int, table: PublicTable) -> Rendered:
             fn = r.receiver(record, live=False)
         else:
             fn = r.path(record.callee)
-        if _plain(record):
+        if record.surveys is not None:  # what a factory class returned, surveyed under that class
+            args = r.arguments(record, live=True)
+            target = f"Built({r.path(record.surveys)}, Call({fn}{''.join(', ' + a for a in args)}))"
+            kwargs = ""
+        elif _plain(record):
             for a in record.args:
                 r.value(a, record, live=True)
             kwargs = "{" + ", ".join(f"{k!r}: {r.value(v, record, False)}" for k, v in record.kwargs.items()) + "}"

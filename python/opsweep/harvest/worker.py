@@ -32,6 +32,7 @@ import doctest
 import io
 import json
 import os
+import re
 import sys
 import traceback
 from typing import Any, BinaryIO
@@ -64,10 +65,20 @@ class Channel:
                 return json.loads(line.decode("utf-8"))
 
 
+_INSTALLED = re.compile(r"/\S*?/(?:site|dist)-packages/")
+_ABSOLUTE_DIRS = re.compile(r"(?<![\w.~])/(?:[^\s/'\"():,]+/)+")
+
+
+def scrub_paths(text: str) -> str:
+    """Absolute paths out of a message (outputs hold none): an installed file as its path below
+    site-packages (``torchmetrics/image/__init__.py``), any other as its file name."""
+    return _ABSOLUTE_DIRS.sub("", _INSTALLED.sub("", text))
+
+
 def error_text(e: BaseException) -> str:
-    """``Type: message``, one line, at most 300 characters."""
+    """``Type: message``, one line, absolute paths scrubbed, at most 300 characters."""
     text = " ".join(f"{type(e).__name__}: {e}".split())
-    return text[:300]
+    return scrub_paths(text)[:300]
 
 
 def reset_global_state(threads: int) -> None:
