@@ -3,7 +3,7 @@
 A case is one public callable of the surveyed library with concrete tensor inputs. A registry is a
 Python file that defines ``CASES``, a list of cases. This module describes cases, and builds the
 targets that a registry declared lazy (``lazy``, ``materialize``); loading registries,
-fingerprinting and probing live elsewhere (registry.py, worker.py, paths/).
+fingerprinting and probing live elsewhere (registry.py, fingerprint.py, worker.py, paths/).
 
 A target that is expensive to construct (a network) is written ``lazy(builder, *args, **kwargs)``:
 loading the registry then costs nothing for it, and its fingerprint covers the builder's code, its
@@ -20,6 +20,8 @@ import os
 import random
 import sys
 from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from opsweep.public_names import public_name
 
 
 class RegistryError(Exception):
@@ -239,8 +241,6 @@ def construction_files(case: Case) -> frozenset:
 
 
 def _check_built(case: Case, built: Any) -> None:
-    from opsweep.registry import public_name
-
     declared, got = public_name(case.target), public_name(built)
     if declared != got:
         raise RegistryError(f"{case.origin}: case {case.name!r}: lazy target declared {declared}, built {got}")

@@ -30,17 +30,27 @@ a name is none of the object's names unless it has no other.
 
 Nothing here executes a case or imports torch by itself: it reads the installed library only, so
 what is public never depends on what has a case.
+
+The names of a case's target (the second part): ``qualified_name`` (``module.qualname``, a loose
+registry's import name made stable), ``public_name`` (the shortest public dotted name that reaches
+it), ``public_names`` (every one, for the inventory's aliases), ``surveyed_target`` (what a
+wrapper names in ``__opsweep_target__``) and ``guess_library`` (the package most targets come
+from). The inventory, the fingerprints and the lazy-target check of a job use them, so this module
+is common harness code (in every path's digest).
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import importlib
 import inspect
 import pkgutil
+import re
 import sys
+import types
 import warnings
-from typing import Any
+from typing import Any, Sequence
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,3 +204,139 @@ def declared_surface(library: str, depth: int | None = None) -> DeclaredSurface:
         ordered = tuple(sorted(exported, key=lambda d: _name_key(d, d.rsplit(".", 1)[0] == defining)))
         out[key] = PublicObject(obj, ordered[0], ordered, key in declared_ids)
     return DeclaredSurface(library, out, modules, declaring, governed, failed)
+
+
+# ---------------------------------------------------------------------------------------------
+# The names of a case's target: what the inventory, the fingerprints and the lazy-target check call
+# it (registry.py, fingerprint.py, case.py), its aliases, and the library most targets come from
+
+
+_REGISTRY_MODULE = re.compile(r"^opsweep_registry_(\w+?)_[0-9a-f]{8}$")
+
+
+def stable_module_name(module: str) -> str:
+    """A registry's import name carries a digest of its path; names that reach fingerprints must
+    not (a checkout elsewhere would invalidate every stored result), so it becomes the file stem."""
+    m = _REGISTRY_MODULE.match(module)
+    return m.group(1) if m else module
+
+
+def surveyed_target(target: Any) -> Any:
+    """What a case surveys: a registry wrapper names it in ``__opsweep_target__``; else the target."""
+    try:
+        named = getattr(target, "__opsweep_target__", None)
+    except Exception:  # noqa: BLE001
+        named = None
+    return target if named is None else named
+
+
+def qualified_name(obj: Any) -> str:
+    """``module.qualname`` of a function or class; of an instance, its class."""
+    if not isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)) and not hasattr(
+        obj, "__qualname__"
+    ):
+        obj = type(obj)
+    module = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__qualname__
+    if module is None:
+        self_obj = getattr(obj, "__self__", None)  # builtins such as torch.nonzero
+        module = getattr(self_obj, "__name__", None) if isinstance(self_obj, types.ModuleType) else None
+    return f"{stable_module_name(module)}.{qual}" if module else str(qual)
+
+
+def public_name(target: Any) -> str:
+    """The shortest public dotted name under which ``target`` (or its class) is reachable.
+
+    ``lib.color.gray.rgb_to_grayscale`` -> ``lib.color.rgb_to_grayscale``. Only modules that
+    are already imported are searched; falls back to ``qualified_name``.
+    """
+    obj = surveyed_target(target)
+    if not (callable(obj) and hasattr(obj, "__qualname__")):
+        obj = type(obj)
+    full = qualified_name(obj)
+    module = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None)
+    if not module or not qual or "<" in qual:
+        return full
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        if any(p.startswith("_") for p in parts[:i]):
+            break
+        mod = sys.modules.get(".".join(parts[:i]))
+        if mod is None:
+            continue
+        found: Any = mod
+        for attr in qual.split("."):
+            found = getattr(found, attr, None)
+        if found is obj:
+            return f"{'.'.join(parts[:i])}.{qual}"
+    return full
+
+
+_ALIASES: dict[str, tuple[int, dict[int, list[str]]]] = {}
+
+
+def _alias_index(top: str) -> dict[int, list[str]]:
+    """id(obj) -> every public dotted name of obj in the loaded modules of package ``top``: module
+    attributes, and the functions of the classes among them (``pkg.mod.Class.method``). Rebuilt
+    when more modules were imported since."""
+    loaded = [m for name, m in list(sys.modules.items())
+              if (name == top or name.startswith(top + ".")) and not any(p.startswith("_") for p in name.split("."))]
+    cached = _ALIASES.get(top)
+    if cached is not None and cached[0] == len(loaded):
+        return cached[1]
+    index: dict[int, list[str]] = collections.defaultdict(list)
+    for module in loaded:
+        mod_name = getattr(module, "__name__", None)
+        if not isinstance(mod_name, str):
+            continue
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for attr, value in items:
+            if attr.startswith("_") or isinstance(value, types.ModuleType):
+                continue
+            index[id(value)].append(f"{mod_name}.{attr}")
+            if isinstance(value, type):
+                for meth, raw in list(vars(value).items()):
+                    fn = getattr(raw, "__func__", raw)
+                    if isinstance(fn, types.FunctionType) and (not meth.startswith("_") or meth.endswith("__")):
+                        index[id(fn)].append(f"{mod_name}.{attr}.{meth}")
+    out = {k: sorted(set(v), key=lambda n: (n.count("."), n)) for k, v in index.items()}
+    _ALIASES[top] = (len(loaded), out)
+    return out
+
+
+def public_names(target: Any) -> list[str]:
+    """Every public dotted name under which what ``target`` surveys is reachable in the loaded
+    modules of its package, shortest first: the documentation may list it under any of them (the
+    module that documents it rather than the package that re-exports it)."""
+    obj = surveyed_target(target)
+    if isinstance(obj, (list, tuple)):
+        return sorted({n for o in obj for n in public_names(o)}, key=lambda n: (n.count("."), n))
+    if not (callable(obj) and hasattr(obj, "__qualname__")):
+        obj = type(obj)
+    top = (getattr(obj, "__module__", None) or "").split(".", 1)[0]
+    if not top or top == "opsweep":
+        return []
+    raw = getattr(obj, "__func__", obj)
+    return list(_alias_index(top).get(id(raw), []))
+
+
+def top_level_module(target: Any) -> str | None:
+    """The top-level package of what ``target`` surveys (None for a name without a module)."""
+    obj = surveyed_target(target)
+    if not (callable(obj) and hasattr(obj, "__qualname__")):
+        obj = type(obj)
+    name = qualified_name(obj)
+    return name.split(".", 1)[0] if "." in name else None
+
+
+def guess_library(cases: Sequence[Any]) -> str | None:
+    """The most common top-level module of the surveyed targets (ties: alphabetical)."""
+    counts = collections.Counter(m for m in (top_level_module(c.target) for c in cases) if m)
+    if not counts:
+        return None
+    best = max(counts.values())
+    return sorted(m for m, n in counts.items() if n == best)[0]

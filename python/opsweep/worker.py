@@ -110,7 +110,8 @@ _KERNEL_ENV = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU
 def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
     """Digest of everything the registries' input values are computed from, except the CPU: the
     source of every loaded module under the registry folders (the registries and the helpers they
-    import), the harness code that loads them (opsweep/__init__.py, case.py, registry.py) and the case
+    import), the harness code that loads and names them (opsweep/__init__.py, case.py, registry.py, registry_files.py,
+    fingerprint.py, public_names.py) and the case
     toolkit that makes them (opsweep/toolkit/), the
     surveyed library's sources, the torch, numpy and Python versions, the torch thread count and
     the variables that steer kernels (docs/formats.md section 4.2). Two machines that build a case
@@ -133,7 +134,8 @@ def inputs_recipe(folders: list[str], library_fingerprint: str) -> str:
         add("env:" + var, os.environ.get(var, "").encode())
     harness = os.path.dirname(os.path.abspath(__file__))
     toolkit = sorted(f"toolkit/{n}" for n in os.listdir(os.path.join(harness, "toolkit")) if n.endswith(".py"))
-    for name in ("__init__.py", "case.py", "registry.py", *toolkit):
+    for name in ("__init__.py", "case.py", "registry.py", "registry_files.py", "fingerprint.py", "public_names.py",
+                 *toolkit):
         with open(os.path.join(harness, name), "rb") as f:
             add("harness:" + name, f.read())
     roots = sorted({os.path.join(os.path.abspath(f), "") for f in folders})
@@ -388,7 +390,8 @@ def load(args: argparse.Namespace, started_ns: int) -> Loaded:
     from opsweep import deps, evidence
     from opsweep.case import RegistryError
     from opsweep.library import load_library
-    from opsweep.registry import guess_library, load_registries
+    from opsweep.public_names import guess_library
+    from opsweep.registry import load_registries
 
     error: str | None = None
     if args.opsets is not None:

@@ -163,7 +163,7 @@ def test_the_table_of_second_values_never_enters_a_fingerprint():
     # the same case had another job key in another checkout. The table now encodes as itself.
     import json
 
-    from opsweep.registry import encode
+    from opsweep.fingerprint import encode
 
     before = json.dumps(encode(fresh_module._SECOND), sort_keys=True)
     with loading("/somewhere/else/cases_x.py"):

@@ -31,7 +31,9 @@ def test_paths_are_discovered_with_their_descriptions():
     assert "shapes.py" not in common and "paths/dynamic.py" not in common
     # tools that never run a probe are no path's harness: editing them re-probes nothing
     assert "job.py" in common and "worker.py" in common
-    assert not common & {"coverage.py", "public_names.py", "repro.py", "standalone.py"}
+    assert not common & {"coverage.py", "repro.py", "standalone.py"}
+    # a job that builds a lazy target checks its public name: the naming code is every job's
+    assert {"public_names.py", "fingerprint.py", "registry_files.py"} <= common
 
 
 def test_the_engines_path_fixture_matches_the_harness():

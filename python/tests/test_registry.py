@@ -1,4 +1,4 @@
-"""Registry loading (registry.py): every refusal, inventory entries, fingerprints."""
+"""Registry loading (registry.py): every refusal, inventory entries; fingerprints (fingerprint.py)."""
 
 import os
 import sys
@@ -9,7 +9,9 @@ import torch
 
 from opsweep import case
 from opsweep.case import RegistryError
-from opsweep.registry import fingerprint, guess_library, load_registries, public_name
+from opsweep.fingerprint import fingerprint
+from opsweep.public_names import guess_library, public_name
+from opsweep.registry import load_registries
 
 torch.set_num_threads(1)
 
@@ -401,7 +403,7 @@ def test_editing_a_wrapper_changes_its_fingerprint(tmp_path, monkeypatch, edit):
 
 
 def test_installed_classes_are_named_not_hashed():
-    from opsweep.registry import hashed_by_code, type_identity
+    from opsweep.fingerprint import hashed_by_code, type_identity
 
     assert type_identity(torch.nn.Conv2d) == "torch.nn.modules.conv.Conv2d"
     assert not hashed_by_code(torch.nn.functional.relu) and not hashed_by_code(dict)
@@ -411,7 +413,7 @@ def test_installed_classes_are_named_not_hashed():
 
 
 def test_registry_files_are_known_by_absolute_path(tmp_path):
-    from opsweep.registry import is_registry_file
+    from opsweep.registry_files import is_registry_file
 
     p = write(tmp_path, "cases_known.py", 'CASES = [case("k", "g", torch.relu, [torch.ones(1)])]\n')
     (tmp_path / "not_a_registry.py").write_text("X = 1\n")
@@ -425,7 +427,7 @@ def test_registry_files_are_known_by_absolute_path(tmp_path):
 def test_helper_modules_of_a_registry_package_are_registry_code():
     import os
 
-    from opsweep.registry import is_registry_file
+    from opsweep.registry_files import is_registry_file
 
     kornia_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "opsweep_suites", "kornia")
     load_registries([os.path.join(kornia_dir, "cases_color.py")])

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from opsweep import toolkit as W
-from opsweep.registry import public_name
+from opsweep.public_names import public_name
 
 torch.set_num_threads(1)
 
@@ -85,7 +85,7 @@ def test_the_forwarding_declaration_is_no_part_of_a_fingerprint(monkeypatch):
     # a reproducer reads the declaration, no job runs it: editing it re-keys nothing, while editing
     # what forward does re-keys the wrapper's cases
     from opsweep.case import case
-    from opsweep.registry import fingerprint
+    from opsweep.fingerprint import fingerprint
 
     def keyed():
         return fingerprint(case("p", "g", W.Positional(torch.nn.functional.hardtanh, max_val=0.5), [torch.ones(3)]))

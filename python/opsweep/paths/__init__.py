@@ -88,13 +88,13 @@ def common_harness_files() -> list[tuple[str, str]]:
     """(name relative to the opsweep package, absolute path) of the modules every job runs: the
     package less the case toolkit, the tools, the path modules and what only some paths use."""
     own = {rel for s in PATHS.values() for module in (s.module, *s.uses) for rel, _ in _module_files(module)}
-    # coverage.py (the coverage report), public_names.py (what a library declares public, which
-    # only coverage reads), repro.py (the reproducer writer) and standalone.py (the source it
-    # copies into scripts) never run a probe, nor does harvest/ (it writes registries, whose cases
-    # are keyed by their own fingerprints): editing them changes no verdict, so it re-probes
-    # nothing. The case toolkit is case code: what its wrappers do and the inputs it makes are in
-    # each case's fingerprint (opsweep.registry).
-    files = py_files(_root(), exclude=("toolkit", "harvest", "coverage.py", "public_names.py", "repro.py", "standalone.py"))
+    # coverage.py (the coverage report), repro.py (the reproducer writer) and standalone.py (the
+    # source it copies into scripts) never run a probe, nor does harvest/ (it writes registries,
+    # whose cases are keyed by their own fingerprints): editing them changes no verdict, so it
+    # re-probes nothing. public_names.py is common harness code: a job that builds a lazy target
+    # checks the built object's public name (case.materialize). The case toolkit is case code: what
+    # its wrappers do and the inputs it makes are in each case's fingerprint (opsweep/fingerprint.py).
+    files = py_files(_root(), exclude=("toolkit", "harvest", "coverage.py", "repro.py", "standalone.py"))
     return [(rel, path) for rel, path in files if rel not in own]
 
 

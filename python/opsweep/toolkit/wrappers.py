@@ -16,7 +16,7 @@ the public object it surveys, so the page and coverage name that object, not the
     Built(builder, model)            model(*inputs), surveyed under the builder that made it
 
 Their code is part of every case that uses them: a case fingerprint hashes a wrapper's code, not the
-module it lives in (``opsweep.registry.hashed_by_code``), so editing a wrapper re-probes the cases
+module it lives in (``opsweep.fingerprint.hashed_by_code``), so editing a wrapper re-probes the cases
 that use it and moving one re-probes nothing.
 
 A wrapper that only forwards its call to one function declares how (``__opsweep_forwards__()``
