@@ -3,6 +3,9 @@
 # packages (torch 2.13.0 CPU build first, so nothing pulls another torch) and opsweep itself.
 #   bash scripts/install.sh          # to run surveys
 #   bash scripts/install.sh --test   # also what the tests need (GoogleTest, chromium, pytest, selenium)
+# The pinned packages download and unpack while the Debian packages install and the engine builds:
+# the engine's build needs none of them (`pip install .` pulls no dependency), and the build is
+# CPU-bound where pip mostly waits on the network and the disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +16,19 @@ for arg in "$@"; do
     *) echo "install.sh: unknown option '$arg' (known: --test)" >&2; exit 2 ;;
   esac
 done
+
+PY=${PYTHON:-python3}
+# The build backend, pinned as in pyproject.toml, installed once beside the packages: `pip install
+# --no-build-isolation .` then builds with it (and the system's cmake and ninja) instead of first
+# creating a throwaway environment and installing the backend into it. Installed before the pinned
+# packages start, so that the two pip processes below never write the same package (packaging).
+"$PY" -m pip install -q scikit-build-core==1.1.2
+reqs=requirements.txt
+[ "$want_tests" = yes ] && reqs=requirements-test.txt
+"$PY" -m pip install -q -r "$reqs" &
+reqs_pid=$!
+# a failure below stops that pip too, rather than leaving it installing behind the error
+trap '[ -n "$reqs_pid" ] && kill "$reqs_pid" 2>/dev/null; true' EXIT
 
 debs=(build-essential cmake ninja-build pkg-config zlib1g-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev libfmt-dev libxxhash-dev)
 if [ "$want_tests" = yes ]; then
@@ -29,11 +45,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-PY=${PYTHON:-python3}
-if [ "$want_tests" = yes ]; then
-  "$PY" -m pip install -q -r requirements-test.txt
-else
-  "$PY" -m pip install -q -r requirements.txt
-fi
-"$PY" -m pip install -q .
+"$PY" -m pip install -q --no-build-isolation .
+wait "$reqs_pid"
+reqs_pid=
 echo "install.sh: opsweep $(opsweep --version 2>/dev/null || echo '?') installed at $(command -v opsweep || echo '(not on PATH)')"

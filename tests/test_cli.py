@@ -123,7 +123,7 @@ def test_an_unknown_verb_is_named_with_the_list_of_verbs(binary):
     p = subprocess.run([str(binary), "teleport"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2
     assert p.stderr == ("opsweep: error: 'teleport' is not a command; the commands are run, merge, render, "
-                        "coverage, explain, results, diff and repro (see opsweep --help)\n")
+                        "coverage, explain, results, diff, repro and harvest (see opsweep --help)\n")
     p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "A subcommand is required" in p.stderr
 

@@ -14,7 +14,8 @@ torch.set_num_threads(1)
 
 
 def test_paths_are_discovered_with_their_descriptions():
-    assert list(PATHS) == ["onnx", "export", "compile", "export-dynamic", "onnx-dynamic", "compile-dynamic"]
+    assert list(PATHS) == ["onnx", "export", "compile", "export-dynamic", "onnx-dynamic", "compile-dynamic",
+                           "aoti-dynamic", "aoti", "executorch"]
     assert all(callable(p.probe) for p in PATHS.values())
     described = {d["id"]: d for d in describe_paths()}
     assert described["onnx"]["steps"] == ["export", "checker", "ort-load", "ort-run", "compare"]

@@ -1,6 +1,7 @@
 #include "cli/run_setup.h"
 
 #include "cli/capture.h"
+#include "util/read_file.h"
 
 #include <CLI/CLI.hpp>
 
@@ -244,12 +245,12 @@ bool OpsetsOfDatabase(const ResultsDb& db, std::string* out, std::string* note, 
 
 bool ReadPriorDurations(const std::string& file, std::vector<PriorDuration>* out, std::string* err) {
   using nlohmann::json;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  std::string text, why;
+  if (!ReadFile(file, &text, &why)) {
     *err = fmt::format("--durations-from {}: cannot read the file", file);
     return false;
   }
-  json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     *err = fmt::format("--durations-from {}: not JSON (expected a snapshot timings file, snapshot.timings.json)", file);
     return false;

@@ -25,6 +25,7 @@
 #include "exec/run_plan.h"
 #include "exec/supervisor.h"
 #include "store/results_db.h"
+#include "util/json_fields.h"
 #include "util/machine.h"
 
 namespace opsweep::cli {
@@ -49,11 +50,6 @@ struct ExplainOptions {
 int Error(int code, const std::string& message) {
   fmt::print(stderr, "opsweep explain: error: {}\n", message);
   return code;
-}
-
-std::string Str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::string FirstLine(std::string text, size_t limit = 200) {
@@ -100,6 +96,42 @@ bool AskWorker(const ExplainOptions& o, const fs::path& db_path, const std::stri
   supervisor.Stop();
   if (end == RunEnd::interrupted) *err = "interrupted";
   return end == RunEnd::completed;
+}
+
+// The stored result of one path: its status, detail, error, reason, what it depends on (each name
+// with --deps), the machine it was measured on and its key.
+void PrintStored(const StoredResult& r, const std::string& path, const std::vector<RunInfo>& runs,
+                 const Classifier& classifier, bool list_deps) {
+  nlohmann::json record = nlohmann::json::parse(r.record_json, nullptr, false);
+  fmt::print("  stored:  {}{}, measured {} (run {}) in {:.1f} s{}\n", r.status,
+             record.is_object() && !Str(record, "step").empty() ? " at step " + Str(record, "step") : "", r.finished,
+             r.run_id, r.duration_s, r.attempts ? fmt::format(", {} crash/timeout attempts", r.attempts) : "");
+  if (record.is_object()) {
+    if (!Str(record, "detail").empty()) fmt::print("  detail:  {}\n", FirstLine(Str(record, "detail")));
+    const nlohmann::json& error = record.value("error", nlohmann::json(nullptr));
+    if (error.is_object() && !Str(error, "message").empty()) {
+      fmt::print("  error:   {}: {}\n", Str(error, "type"), FirstLine(Str(error, "message")));
+    }
+    fmt::print("  reason:  {}\n", ReasonOf(classifier, path, record));
+    const nlohmann::json& deps = record.value("deps", nlohmann::json(nullptr));
+    if (deps.is_object() && deps.contains("functions") && deps.contains("modules")) {
+      fmt::print("  depends: {} library functions, module-level code of {} files{}\n", deps["functions"].size(),
+                 deps["modules"].size(), list_deps ? ":" : " (--deps lists them)");
+      if (list_deps) {
+        for (const auto& [name, d] : deps["functions"].items()) fmt::print("           {}\n", name);
+        for (const auto& [name, d] : deps["modules"].items()) fmt::print("           {} (module level)\n", name);
+      }
+    } else {
+      fmt::print("  depends: the whole library (the record lists no dependencies)\n");
+    }
+  } else {
+    fmt::print("  record:  unreadable\n");
+  }
+  for (const RunInfo& run : runs) {
+    if (run.id != r.run_id) continue;
+    if (std::string machine = MachineText(run.machine_json); !machine.empty()) fmt::print("  machine: {}\n", machine);
+  }
+  fmt::print("  key:     {}\n", r.key_fields_json);
 }
 
 int Explain(const ExplainOptions& o) {
@@ -177,37 +209,7 @@ int Explain(const ExplainOptions& o) {
     if (it == stored.end()) {
       fmt::print("  stored:  no result\n");
     } else {
-      const StoredResult& r = *it->second;
-      nlohmann::json record = nlohmann::json::parse(r.record_json, nullptr, false);
-      fmt::print("  stored:  {}{}, measured {} (run {}) in {:.1f} s{}\n", r.status,
-                 record.is_object() && !Str(record, "step").empty() ? " at step " + Str(record, "step") : "", r.finished,
-                 r.run_id, r.duration_s, r.attempts ? fmt::format(", {} crash/timeout attempts", r.attempts) : "");
-      if (record.is_object()) {
-        if (!Str(record, "detail").empty()) fmt::print("  detail:  {}\n", FirstLine(Str(record, "detail")));
-        const nlohmann::json& error = record.value("error", nlohmann::json(nullptr));
-        if (error.is_object() && !Str(error, "message").empty()) {
-          fmt::print("  error:   {}: {}\n", Str(error, "type"), FirstLine(Str(error, "message")));
-        }
-        fmt::print("  reason:  {}\n", ReasonOf(classifier, path, record));
-        const nlohmann::json& deps = record.value("deps", nlohmann::json(nullptr));
-        if (deps.is_object() && deps.contains("functions") && deps.contains("modules")) {
-          fmt::print("  depends: {} library functions, module-level code of {} files{}\n", deps["functions"].size(),
-                     deps["modules"].size(), o.deps ? ":" : " (--deps lists them)");
-          if (o.deps) {
-            for (const auto& [name, d] : deps["functions"].items()) fmt::print("           {}\n", name);
-            for (const auto& [name, d] : deps["modules"].items()) fmt::print("           {} (module level)\n", name);
-          }
-        } else {
-          fmt::print("  depends: the whole library (the record lists no dependencies)\n");
-        }
-      } else {
-        fmt::print("  record:  unreadable\n");
-      }
-      for (const RunInfo& run : runs) {
-        if (run.id != r.run_id) continue;
-        if (std::string machine = MachineText(run.machine_json); !machine.empty()) fmt::print("  machine: {}\n", machine);
-      }
-      fmt::print("  key:     {}\n", r.key_fields_json);
+      PrintStored(*it->second, path, runs, classifier, o.deps);
     }
     if (!judged) {
       fmt::print("  current: {}\n", o.offline ? "not judged (--offline: no worker for today's cases and library)"

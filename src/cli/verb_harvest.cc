@@ -47,6 +47,7 @@ struct HarvestOptions {
   double timeout_s = 60;
   double startup_timeout_s = 300;
   int max_variants = 3;
+  double max_tensor_mib = 1;
   int jobs = 0;
   long long memory_limit_mb = 0;
   bool json = false;
@@ -221,7 +222,8 @@ int Harvest(const HarvestOptions& o) {
   nlohmann::json plan;
   if (!AskHarness(plan_argv, &plan, &err)) return Error(kExitBadInput, err);
   Phase record{"record", {python, "-m", "opsweep.harvest.worker", "--mode", "record", "--scratch", work.string(),
-                          "--max-variants", std::to_string(o.max_variants)}, {}, {}};
+                          "--max-variants", std::to_string(o.max_variants), "--max-tensor-mib",
+                          fmt::format("{:g}", o.max_tensor_mib)}, {}, {}};
   for (const auto& unit : plan["units"]) record.units.push_back(unit.dump());
   fmt::print(stderr, "opsweep harvest: {}: {} public operators, {} units\n", o.library, plan["operators"].size(),
              record.units.size());
@@ -280,6 +282,9 @@ void RegisterHarvest(CLI::App& app, int* status) {
   cmd->add_option("--timeout", opts->timeout_s, "Seconds one example (one test, one check) may take before its worker is killed (default 60)");
   cmd->add_option("--startup-timeout", opts->startup_timeout_s, "Seconds a worker may take to import the library (default 300)");
   cmd->add_option("--max-variants", opts->max_variants, "Cases per public callable and source, at most (default 3)");
+  cmd->add_option("--max-tensor-mib", opts->max_tensor_mib,
+                  "MiB of tensors a case may hold (inputs and baked constants; default 1): a call over it gives no case")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--tests", opts->tests, "Also record the calls that this folder's tests make (a pytest run, one file a unit)");
   cmd->add_option("-j,--jobs", opts->jobs, "Workers (default: one per core)")->check(CLI::Range(1, 4096));
   cmd->add_option("--memory-limit", opts->memory_limit_mb, "MiB per worker process group (default 75% of RAM / workers)")

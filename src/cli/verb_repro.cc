@@ -86,7 +86,7 @@ void RegisterRepro(CLI::App& app, int* status) {
   auto opts = std::make_shared<ReproOptions>();
   auto* cmd = app.add_subcommand("repro", "Write a standalone script that reproduces one job (for a bug report)");
   cmd->add_option("case", opts->case_name, "The case name, as the page shows it")->required();
-  cmd->add_option("--path", opts->path, "The path of the job: onnx, export, compile, export-dynamic, onnx-dynamic or compile-dynamic")->required();
+  cmd->add_option("--path", opts->path, "The path of the job (any path the worker offers that writes reproducers: onnx, export, compile, aoti, executorch, the dynamic-shape paths, ...)")->required();
   cmd->add_option("-o,--out", opts->out, "Output folder (default repro/CASE-PATH)");
   AddCaseSourceOptions(cmd, &opts->source);
   cmd->add_option("--library", opts->library, "Top-level package of the surveyed library (named in the script)");

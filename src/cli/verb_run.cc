@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -26,6 +25,7 @@
 #include "exec/terminal.h"
 #include "store/results_db.h"
 #include "util/machine.h"
+#include "util/read_file.h"
 
 namespace opsweep::cli {
 
@@ -68,8 +68,8 @@ int Error(int code, const std::string& message) {
 
 // The command line as a JSON list, for runs.argv.
 std::string ArgvJson() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string all, err;
+  if (!ReadFile("/proc/self/cmdline", &all, &err)) all.clear();  // no command line: runs.argv is []
   nlohmann::json list = nlohmann::json::array();
   size_t start = 0;
   for (size_t i = 0; i < all.size(); ++i) {
@@ -103,94 +103,88 @@ bool ParseCount(const std::string& flag, const std::string& text, long long min,
   return true;
 }
 
-int Run(RunOptions o) {
-  // Options first: a bad one costs nothing.
-  PlanRequest plan;
-  std::string err;
+// The options, parsed and checked before anything starts (a bad one costs nothing): counts and
+// durations into `o`, the selection into *plan, --opset into *opsets, --durations-from into *prior.
+bool ParseRunOptions(RunOptions* o, PlanRequest* plan, std::string* opsets, std::vector<PriorDuration>* prior,
+                     std::string* err) {
   long long count = 0;
-  if (!o.jobs_text.empty()) {
-    if (!ParseCount("-j", o.jobs_text, 1, &count, &err)) return Error(kExitBadInput, err);
-    o.jobs = static_cast<int>(std::min(count, 4096LL));
+  if (!o->jobs_text.empty()) {
+    if (!ParseCount("-j", o->jobs_text, 1, &count, err)) return false;
+    o->jobs = static_cast<int>(std::min(count, 4096LL));
   }
-  if (!o.threads_text.empty()) {
-    if (!ParseCount("--threads", o.threads_text, 1, &count, &err)) return Error(kExitBadInput, err);
-    o.threads = static_cast<int>(std::min(count, 1024LL));
+  if (!o->threads_text.empty()) {
+    if (!ParseCount("--threads", o->threads_text, 1, &count, err)) return false;
+    o->threads = static_cast<int>(std::min(count, 1024LL));
   }
-  if (!o.timeout_text.empty() && !ParseNumber("--timeout", o.timeout_text, 0.001, &o.timeout_s, &err)) {
-    return Error(kExitBadInput, err);
+  if (!o->timeout_text.empty() && !ParseNumber("--timeout", o->timeout_text, 0.001, &o->timeout_s, err)) return false;
+  if (!o->startup_timeout_text.empty() &&
+      !ParseNumber("--startup-timeout", o->startup_timeout_text, 0.001, &o->startup_timeout_s, err)) {
+    return false;
   }
-  if (!o.startup_timeout_text.empty() &&
-      !ParseNumber("--startup-timeout", o.startup_timeout_text, 0.001, &o.startup_timeout_s, &err)) {
-    return Error(kExitBadInput, err);
+  if (!o->memory_limit_text.empty() && !ParseCount("--memory-limit", o->memory_limit_text, 1, &o->memory_limit_mb, err)) {
+    return false;
   }
-  if (!o.memory_limit_text.empty()) {
-    if (!ParseCount("--memory-limit", o.memory_limit_text, 1, &o.memory_limit_mb, &err)) return Error(kExitBadInput, err);
+  if (!o->max_restarts_text.empty()) {
+    if (!ParseCount("--max-restarts", o->max_restarts_text, 0, &count, err)) return false;
+    o->max_restarts = static_cast<int>(std::min(count, 1000000LL));
   }
-  if (!o.max_restarts_text.empty()) {
-    if (!ParseCount("--max-restarts", o.max_restarts_text, 0, &count, &err)) return Error(kExitBadInput, err);
-    o.max_restarts = static_cast<int>(std::min(count, 1000000LL));
-  }
-  if (!o.shard.empty() && !ParseShard(o.shard, &plan.shard, &err)) return Error(kExitBadInput, err);
-  std::string opsets;
-  if (!o.opsets.empty() && !ParseOpsets(o.opsets, &opsets, &err)) return Error(kExitBadInput, err);
-  for (const auto& p : o.paths) {
-    if (p.empty()) return Error(kExitBadInput, "--paths: empty path name");
-    if (std::find(plan.paths.begin(), plan.paths.end(), p) == plan.paths.end()) plan.paths.push_back(p);
-  }
-  plan.only = o.only;
-  plan.only_exact = o.exact;
-  if (o.exact && o.only.empty()) return Error(kExitBadInput, "--exact needs --only NAME (the whole case names to select)");
-  plan.machine = ThisMachine();
-  plan.groups = o.groups;
-  for (const auto& g : plan.groups) {
-    if (g.empty()) return Error(kExitBadInput, "--groups: empty group name");
-  }
-  // Before any worker starts, like the other options: a bad file costs nothing.
-  std::vector<PriorDuration> prior;
-  for (const auto& file : o.durations_from) {
-    if (!ReadPriorDurations(file, &prior, &err)) return Error(kExitBadInput, err);
-  }
-  int cores = AvailableCores();
-  int workers = o.jobs > 0 ? o.jobs : cores;
-  // One torch thread a worker unless asked: a case's inputs are built when its registry loads, and some
-  // CPU kernels round differently with more threads (bilinear interpolate by 1 ulp), which would change
-  // those cases' fingerprints, and their jobs' keys, with -j or the machine's core count.
-  int threads = o.threads;
-
-  std::string python = ResolvePython(o.python);
-  std::vector<std::string> registries;
-  if (!ResolveRegistries(python, o.source, &registries, &err)) return Error(kExitBadInput, err);
-
-  // The database (its directory is created) before any worker starts: a refused file costs nothing.
-  // A dry run reads it if it exists and creates nothing.
-  fs::path db_path = fs::absolute(o.db).lexically_normal();
-  std::error_code ec;
-  ResultsDb db;
-  std::unique_ptr<ResultStore> store;
-  if (o.dry_run) {
-    if (fs::exists(db_path, ec)) {
-      if (!db.Open(db_path.string(), OpenMode::read_only, &err)) return Error(kExitBadInput, err);
-      store = std::make_unique<DbResultStore>(&db);
-    } else {
-      store = std::make_unique<EmptyResultStore>();
+  if (!o->shard.empty() && !ParseShard(o->shard, &plan->shard, err)) return false;
+  if (!o->opsets.empty() && !ParseOpsets(o->opsets, opsets, err)) return false;
+  for (const auto& p : o->paths) {
+    if (p.empty()) {
+      *err = "--paths: empty path name";
+      return false;
     }
-    workers = 1;  // the inventory and the index: no job runs
-  } else {
-    fs::create_directories(db_path.parent_path(), ec);
-    if (ec) return Error(kExitBadInput, fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message()));
-    if (!db.Open(db_path.string(), OpenMode::read_write_create, &err)) return Error(kExitBadInput, err);
-    store = std::make_unique<DbResultStore>(&db);
+    if (std::find(plan->paths.begin(), plan->paths.end(), p) == plan->paths.end()) plan->paths.push_back(p);
   }
-
-  if (o.opsets.empty() && db.is_open()) {
-    std::string note;
-    if (!OpsetsOfDatabase(db, &opsets, &note, &err)) return Error(kExitBadInput, err);
-    if (!note.empty()) fmt::print(stderr, "opsweep run: {}\n", note);
+  plan->only = o->only;
+  plan->only_exact = o->exact;
+  if (o->exact && o->only.empty()) {
+    *err = "--exact needs --only NAME (the whole case names to select)";
+    return false;
   }
+  plan->machine = ThisMachine();
+  plan->groups = o->groups;
+  for (const auto& g : plan->groups) {
+    if (g.empty()) {
+      *err = "--groups: empty group name";
+      return false;
+    }
+  }
+  for (const auto& file : o->durations_from) {
+    if (!ReadPriorDurations(file, prior, err)) return false;
+  }
+  return true;
+}
 
-  long long memory_limit = o.memory_limit_mb > 0 ? o.memory_limit_mb * 1024 * 1024
-                                                 : static_cast<long long>(0.75 * static_cast<double>(TotalMemoryBytes()) / workers);
+// The database, before any worker starts (a refused file costs nothing): opened, with its folder
+// created; a dry run reads it if it exists and creates nothing (an empty store when there is none).
+bool OpenStore(const fs::path& db_path, DryRun dry_run, ResultsDb* db, std::unique_ptr<ResultStore>* store,
+               std::string* err) {
+  std::error_code ec;
+  if (dry_run == DryRun::yes) {
+    if (!fs::exists(db_path, ec)) {
+      *store = std::make_unique<EmptyResultStore>();
+      return true;
+    }
+    if (!db->Open(db_path.string(), OpenMode::read_only, err)) return false;
+    *store = std::make_unique<DbResultStore>(db);
+    return true;
+  }
+  fs::create_directories(db_path.parent_path(), ec);
+  if (ec) {
+    *err = fmt::format("cannot create {}: {}", db_path.parent_path().string(), ec.message());
+    return false;
+  }
+  if (!db->Open(db_path.string(), OpenMode::read_write_create, err)) return false;
+  *store = std::make_unique<DbResultStore>(db);
+  return true;
+}
 
+// How the workers start: the program, its registries and options, its logs and caches beside the
+// database, and its environment.
+WorkerCommand MakeWorkerCommand(const RunOptions& o, const std::string& python, const std::vector<std::string>& registries,
+                                const fs::path& db_path, const std::string& opsets, int threads, long long memory_limit) {
   WorkerCommand command;
   command.program = WorkerProgram(python);
   command.registries = registries;
@@ -209,19 +203,11 @@ int Run(RunOptions o) {
                  // the limit on each worker's process group, so that the harness can keep what it
                  // starts beside the worker (the ONNX runtime host) inside it
                  {"OPSWEEP_MEMORY_LIMIT_MIB", std::to_string(memory_limit / (1024 * 1024))}};
+  return command;
+}
 
-  SupervisorOptions sup;
-  sup.job_timeout_s = o.timeout_s;
-  sup.startup_timeout_s = o.startup_timeout_s;
-  sup.memory_limit_bytes = memory_limit;
-  sup.max_restarts = o.max_restarts;
-
-  SystemClock clock;
-  StderrTerminal terminal;
-  PosixWorkerPool pool(command, workers);
-  Supervisor supervisor(&pool, &clock, sup);
-  RunSession session(&supervisor, store.get(), &clock, &terminal);
-
+RunRequest MakeRunRequest(const RunOptions& o, const PlanRequest& plan, const std::vector<std::string>& registries,
+                          std::vector<PriorDuration> prior, int workers, int threads, long long memory_limit) {
   RunRequest request;
   request.plan = plan;
   request.retry = o.force ? RetryFailed::everything : o.retry_failed ? RetryFailed::yes : RetryFailed::no;
@@ -233,8 +219,11 @@ int Run(RunOptions o) {
                                    workers, workers == 1 ? "" : "s", threads, threads == 1 ? "" : "s", o.timeout_s,
                                    memory_limit / (1024 * 1024));
   for (auto& d : prior) request.prior_durations.emplace_back(std::move(d.case_name), std::move(d.path), d.seconds);
-  RunSummary summary;
-  RunEnd end = session.Execute(request, &summary, &err);
+  return request;
+}
+
+// The exit status of a run that ended so (the header's convention), with its error line.
+int ExitStatusOf(RunEnd end, const std::string& err) {
   switch (end) {
     case RunEnd::completed: return kExitDone;
     case RunEnd::interrupted: return kExitInterrupted;
@@ -243,6 +232,51 @@ int Run(RunOptions o) {
     case RunEnd::failed: return Error(kExitBadInput, err);
   }
   return kExitBadInput;
+}
+
+int Run(RunOptions o) {
+  PlanRequest plan;
+  std::string opsets, err;
+  std::vector<PriorDuration> prior;
+  if (!ParseRunOptions(&o, &plan, &opsets, &prior, &err)) return Error(kExitBadInput, err);
+  const DryRun dry_run = o.dry_run ? DryRun::yes : DryRun::no;
+  // The inventory and the index only on a dry run: no job runs.
+  const int workers = dry_run == DryRun::yes ? 1 : o.jobs > 0 ? o.jobs : AvailableCores();
+  // One torch thread a worker unless asked: a case's inputs are built when its registry loads, and some
+  // CPU kernels round differently with more threads (bilinear interpolate by 1 ulp), which would change
+  // those cases' fingerprints, and their jobs' keys, with -j or the machine's core count.
+  const int threads = o.threads;
+
+  std::string python = ResolvePython(o.python);
+  std::vector<std::string> registries;
+  if (!ResolveRegistries(python, o.source, &registries, &err)) return Error(kExitBadInput, err);
+  const fs::path db_path = fs::absolute(o.db).lexically_normal();
+  ResultsDb db;
+  std::unique_ptr<ResultStore> store;
+  if (!OpenStore(db_path, dry_run, &db, &store, &err)) return Error(kExitBadInput, err);
+  if (o.opsets.empty() && db.is_open()) {
+    std::string note;
+    if (!OpsetsOfDatabase(db, &opsets, &note, &err)) return Error(kExitBadInput, err);
+    if (!note.empty()) fmt::print(stderr, "opsweep run: {}\n", note);
+  }
+  const long long memory_limit =
+      o.memory_limit_mb > 0 ? o.memory_limit_mb * 1024 * 1024
+                            : static_cast<long long>(0.75 * static_cast<double>(TotalMemoryBytes()) / workers);
+
+  SupervisorOptions sup;
+  sup.job_timeout_s = o.timeout_s;
+  sup.startup_timeout_s = o.startup_timeout_s;
+  sup.memory_limit_bytes = memory_limit;
+  sup.max_restarts = o.max_restarts;
+  SystemClock clock;
+  StderrTerminal terminal;
+  PosixWorkerPool pool(MakeWorkerCommand(o, python, registries, db_path, opsets, threads, memory_limit), workers);
+  Supervisor supervisor(&pool, &clock, sup);
+  RunSession session(&supervisor, store.get(), &clock, &terminal);
+  RunSummary summary;
+  RunEnd end = session.Execute(MakeRunRequest(o, plan, registries, std::move(prior), workers, threads, memory_limit),
+                               &summary, &err);
+  return ExitStatusOf(end, err);
 }
 
 }  // namespace

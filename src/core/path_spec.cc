@@ -91,6 +91,7 @@ bool ParsePathSpec(const json& j, PathSpecForm form, PathSpec* out, std::string*
     if (!repro->is_boolean()) return r.Fail("'reproducible' is not true or false");
     out->reproducible = repro->get<bool>();
   }
+  if (!ParseFactSpecs(j, fmt::format("path '{}'", out->id), &out->facts, err)) return false;
   auto subs = j.find("subverdicts");
   if (subs == j.end() || !subs->is_array()) return r.Fail("'subverdicts' is missing or not a list");
   std::set<std::string> sub_ids;
@@ -177,6 +178,7 @@ json PathSpecSnapshotJson(const PathSpec& path) {
               {"steps", path.steps}, {"env", path.env},     {"subverdicts", subs}, {"order", path.order}};
   if (!path.group.empty()) out["group"] = path.group;  // optional: ungrouped paths keep their bytes
   if (path.reproducible) out["reproducible"] = true;    // optional, likewise
+  if (!path.facts.empty()) out["facts"] = FactSpecsJson(path.facts);  // optional, likewise
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/path_fact.h"
+
 namespace opsweep {
 
 // What a sub-verdict is, which decides the reason rules that classify it: a `runtime` runs the
@@ -60,6 +62,7 @@ struct PathSpec {
   std::string group;                        // a heading over the page's columns of the paths that share it
                                             // ("dynamic shapes"); "" for none. Optional in both forms.
   bool reproducible = false;                // `opsweep repro` writes scripts for its failures. Optional in both forms.
+  std::vector<FactSpec> facts;              // what the page shows beside its verdict (core/path_fact.h). Optional in both forms.
   std::optional<double> expected_seconds;   // hello form only: the scheduler's guess for a new job
   std::string harness;                      // hello form only: digest of the harness code the path runs
   std::vector<HarnessMigration> migrations;  // hello form only, optional: older digests whose results stand

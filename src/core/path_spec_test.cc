@@ -154,12 +154,13 @@ TEST(PathSpec, SubVerdictsCarryTheirKindAndSteps) {
 
 TEST(PathSpec, TheBundledDescriptionsParse) {
   std::vector<PathSpec> paths = testing::BundledPaths();
-  ASSERT_EQ(paths.size(), 6u);
-  std::vector<PathSpec> shuffled = {paths[5], paths[2], paths[4], paths[0], paths[3], paths[1]};
+  ASSERT_EQ(paths.size(), 9u);
+  std::vector<PathSpec> shuffled = {paths[8], paths[5], paths[2], paths[7], paths[4], paths[0], paths[6], paths[3], paths[1]};
   SortPaths(&shuffled);
   EXPECT_EQ(shuffled, paths);  // the harness lists them in order
   EXPECT_EQ(EnvFieldsOf(paths), (std::vector<std::string>{"python", "torch", "numpy", "device", "onnx", "onnxscript",
-                                                           "onnxruntime", "opset", "openvino", "tract", "opsets"}));
+                                                           "onnxruntime", "opset", "openvino", "tract", "opsets",
+                                                           "cxx", "executorch"}));
   // the onnx path's sub-verdicts: three runtimes (the default opsets add none)
   const PathSpec* onnx = FindPath(paths, "onnx");
   ASSERT_EQ(onnx->subverdicts.size(), 3u);
@@ -173,6 +174,13 @@ TEST(PathSpec, TheBundledDescriptionsParse) {
   EXPECT_EQ(FindPath(paths, "compile-dynamic")->group, "dynamic shapes");
   EXPECT_EQ(FindPath(paths, "compile")->group, "");
   EXPECT_FALSE(PathSpecSnapshotJson(*FindPath(paths, "compile")).contains("group"));
+  // the executorch path shows what XNNPACK took: its share beside the verdict, its flags as filters
+  const PathSpec* et = FindPath(paths, "executorch");
+  ASSERT_NE(FindFact(et->facts, "delegated"), nullptr);
+  EXPECT_TRUE(FindFact(et->facts, "delegated")->cell);
+  EXPECT_EQ(FindFact(et->facts, "not_delegated")->kind, FactKind::flag);
+  EXPECT_TRUE(FindPath(paths, "aoti")->facts.empty());
+  EXPECT_FALSE(PathSpecSnapshotJson(*FindPath(paths, "compile")).contains("facts"));
   EXPECT_EQ(PathSpecSnapshotJson(*FindPath(paths, "onnx-dynamic"))["group"], "dynamic shapes");
   EXPECT_EQ(FindPath(paths, "compile-dynamic")->steps,
             (std::vector<std::string>{"no-dynamic-dims", "eager-other-shapes", "compile", "compare"}));

@@ -104,6 +104,14 @@ std::vector<std::string> CheckTexts(const Outcome& o) {
   return out;
 }
 
+// "delegated 0.7143", "portable {\"aten.where.self\":4}": an outcome's facts (its path's display
+// fields, snapshot/facts.h) as the snapshot holds them.
+std::vector<std::string> FactTexts(const Outcome& o) {
+  std::vector<std::string> out;
+  for (const auto& [id, value] : snapshot::FactsJson(o.facts).items()) out.push_back(id + " " + value.dump());
+  return out;
+}
+
 // The words for a change of details: each field that differs, "; "-separated.
 std::string DetailText(const OutcomeChange& c, const DiffReport& report) {
   std::vector<std::string> parts;
@@ -124,6 +132,7 @@ std::string DetailText(const OutcomeChange& c, const DiffReport& report) {
     if (field == "op_types") parts.push_back("ONNX ops " + SetChange(c.before.op_types, c.after.op_types));
     if (field == "checks") parts.push_back("checks " + SetChange(CheckTexts(c.before), CheckTexts(c.after)));
     if (field == "notes") parts.push_back("notes " + SetChange(c.before.notes, c.after.notes));
+    if (field == "facts") parts.push_back("facts " + SetChange(FactTexts(c.before), FactTexts(c.after)));
   }
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "; " : "") + parts[i];

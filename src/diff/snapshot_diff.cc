@@ -140,6 +140,7 @@ std::optional<ChangeKind> Classify(const Outcome& before, const Outcome& after, 
   if (before.op_types != after.op_types) differ.push_back("op_types");
   if (!SameChecks(before.checks, after.checks)) differ.push_back("checks");
   if (before.notes != after.notes) differ.push_back("notes");
+  if (before.facts != after.facts) differ.push_back("facts");
   if (differ.empty()) return std::nullopt;
   const bool was = IsSupported(before.status), is = IsSupported(after.status);
   if (was && !is) return ChangeKind::regression;

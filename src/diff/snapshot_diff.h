@@ -34,7 +34,7 @@ std::string_view ChangeKindId(ChangeKind kind);
 
 // The kind of change between two outcomes of one record on one path; nullopt when they are equal.
 // `fields` (optional) receives the names of the fields that differ, in a fixed order: status, step,
-// reason, detail, error, location, graph_breaks, break_reasons, op_types, checks, notes.
+// reason, detail, error, location, graph_breaks, break_reasons, op_types, checks, notes, facts.
 std::optional<ChangeKind> Classify(const snapshot::Outcome& before, const snapshot::Outcome& after,
                                    std::vector<std::string>* fields = nullptr);
 

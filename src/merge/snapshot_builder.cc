@@ -7,6 +7,7 @@
 
 #include "classify/scrub.h"
 #include "merge/case_name.h"
+#include "merge/record_facts.h"
 #include "snapshot/snapshot_writer.h"
 #include "util/json_fields.h"
 
@@ -258,6 +259,9 @@ class Builder {
     }
     o.detail = CleanFirstLine(detail, library_, kDetailChars);
     o.dynamic = DynamicOf(record);
+    o.facts = FactsOfRecord(spec.facts, record, [&](const std::string& text) {
+      return CleanFirstLine(text, library_, kDetailChars);
+    });
     if (!IsSupported(o.status)) Classify(path, detail, type, message, chain, &o);
     o.checks = ChecksOf(record);
     o.notes = NotesOf(record);

@@ -101,7 +101,7 @@ nlohmann::json OutcomeJson(const snapshot::Outcome& o) {
   }
   nlohmann::json checks = nlohmann::json::object();
   for (const auto& [id, check] : o.checks) checks[id] = snapshot::CheckText(check);
-  return {{"status", Id(o.status)},
+  nlohmann::json out = {{"status", Id(o.status)},
           {"step", o.step},
           {"checks", checks},
           {"notes", o.notes},
@@ -112,6 +112,8 @@ nlohmann::json OutcomeJson(const snapshot::Outcome& o) {
           {"graph_breaks", o.graph_breaks ? nlohmann::json(*o.graph_breaks) : nlohmann::json(nullptr)},
           {"break_reasons", breaks},
           {"op_types", o.op_types}};
+  if (!o.facts.empty()) out["facts"] = snapshot::FactsJson(o.facts);  // only paths with facts: others keep their bytes
+  return out;
 }
 
 nlohmann::json SideJson(const diff::SideLabel& side) {

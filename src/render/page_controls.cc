@@ -84,10 +84,12 @@ std::string RowDataAttributes(const ViewModel& vm, const RowView& row) {
   for (const auto& [flag, token] : {std::pair{row.changed, "changed"}, {row.since, "since"}, {row.broken, "broken"}}) {
     if (flag) history += history.empty() ? token : std::string(" ") + token;
   }
-  return fmt::format(" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{}{} data-q=\"{}\"", HtmlEscape(row.name),
+  std::string flags;  // the paths' flags the row has set: "executorch:flag:not_delegated ..."
+  for (const std::string& flag : row.flags) flags += (flags.empty() ? "" : " ") + flag;
+  return fmt::format(" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{}{}{} data-q=\"{}\"", HtmlEscape(row.name),
                      HtmlEscape(statuses), row.graph_breaks, subs.empty() ? "" : " data-v=\"" + HtmlEscape(subs) + "\"",
                      row.fresh_unchecked ? " data-nf=\"1\"" : "", history.empty() ? "" : " data-h=\"" + history + "\"",
-                     HtmlEscape(row.search_text));
+                     flags.empty() ? "" : " data-x=\"" + HtmlEscape(flags) + "\"", HtmlEscape(row.search_text));
 }
 
 }  // namespace opsweep::render

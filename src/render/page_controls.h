@@ -23,7 +23,7 @@ std::string ControlsHtml(const ViewModel& vm);
 std::string ConfigScriptHtml(const ViewModel& vm);
 
 // A row's attributes, each with its leading space: data-name, data-s, data-b, data-v, data-nf,
-// data-h (the last three only when the row has them) and data-q, HTML-escaped.
+// data-h, data-x (the last four only when the row has them) and data-q, HTML-escaped.
 std::string RowDataAttributes(const ViewModel& vm, const RowView& row);
 
 }  // namespace opsweep::render

@@ -10,6 +10,7 @@
 
 #include "render/annotations.h"
 #include "render/escape.h"
+#include "render/facts.h"
 
 namespace opsweep::render {
 namespace {
@@ -177,6 +178,7 @@ std::vector<PathView> MakePathViews(const Snapshot& snapshot) {
   std::vector<PathView> out;
   for (const PathSpec& p : snapshot.paths) {
     out.push_back({p.id, OneLine(p.title), OneLine(p.label), OneLine(p.description), OneLine(p.group), p.reproducible});
+    out.back().facts = p.facts;
   }
   return out;
 }
@@ -440,6 +442,27 @@ void AddMarks(const Outcome& outcome, int p, const std::vector<SubVerdictView>& 
   }
 }
 
+// A path's facts in its cell (its cell facts after the verdict's words: "yes, XNNPACK 72%") and the
+// flags of a supported outcome in the row (its filters).
+void AddFacts(const PathView& path, const Outcome& outcome, CellView* cell, RowView* row) {
+  if (path.facts.empty()) return;
+  const std::string text = OneLine(CellFactText(path.facts, outcome.facts));
+  if (!text.empty()) cell->label += ", " + text;
+  for (std::string& flag : SetFlags(path.id, path.facts, outcome)) row->flags.push_back(std::move(flag));
+}
+
+// A path's facts as sentences of its detail line; a plain success gets a line of its own for them.
+void AddFactLines(const PathView& path, const Outcome& outcome, std::optional<DetailLine>* line) {
+  std::vector<std::string> sentences = FactSentences(path.facts, outcome.facts);
+  if (sentences.empty()) return;
+  if (!*line) {
+    *line = DetailLine{};
+    (*line)->text = OneLine(sentences.front());
+    sentences.erase(sentences.begin());
+  }
+  for (const std::string& s : sentences) (*line)->facts.push_back(OneLine(s));
+}
+
 RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const std::vector<SubVerdictView>& subs,
                 const ReasonLinks& links, const RenderOptions& options, AnchorSet* anchors) {
   RowView row;
@@ -458,10 +481,12 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
   for (int p = 0; p < static_cast<int>(paths.size()); ++p) {
     const Outcome& outcome = record.paths.at(paths[p].id);
     row.cells.push_back(MakeCell(outcome));
+    AddFacts(paths[p], outcome, &row.cells.back(), &row);
     AddMarks(outcome, p, subs, paths, links, &row.cells.back(), &row, &failing, &differing);
     row.graph_breaks += outcome.graph_breaks.value_or(0);
     row.na_everywhere = row.na_everywhere && IsNotMeasured(outcome.status);
     auto line = LineFor(outcome, links);
+    AddFactLines(paths[p], outcome, &line);
     if (!line) continue;
     auto same = std::find_if(row.details.begin(), row.details.end(),
                              [&](const DetailLine& other) { return SameLine(other, *line); });
@@ -524,6 +549,7 @@ class Tally {
     if (failed) ++any_failure_;
     if (row.graph_breaks > 0) ++with_breaks_;
     if (row.fresh_unchecked) ++fresh_unchecked_;
+    for (const std::string& flag : row.flags) ++flags_[flag];
     if (std::any_of(row.cells.begin(), row.cells.end(), [](const CellView& c) { return IsCaveat(c.status); })) {
       ++with_caveat_;
     }
@@ -556,6 +582,10 @@ class Tally {
   int with_breaks() const { return with_breaks_; }
   int fresh_unchecked() const { return fresh_unchecked_; }
   int with_caveat() const { return with_caveat_; }
+  int flag_count(const std::string& value) const {
+    auto it = flags_.find(value);
+    return it == flags_.end() ? 0 : it->second;
+  }
   const std::map<Status, int>& status_counts(std::size_t p) const { return status_counts_[p]; }
   int path_failures(std::size_t p) const { return path_failures_[p]; }
   const std::map<std::string, std::vector<AffectedRow>>& affected() const { return affected_; }
@@ -607,6 +637,7 @@ class Tally {
   std::vector<bool> onnx_paths_;
   std::set<OperatorKey> operators_, operators_onnx_;
   int any_failure_ = 0, with_breaks_ = 0, fresh_unchecked_ = 0, with_caveat_ = 0;
+  std::map<std::string, int> flags_;  // rows by flag filter value (render/facts.h)
   std::vector<std::map<Status, int>> status_counts_;
   std::vector<int> path_failures_;
   std::vector<SubCount> sub_counts_;
@@ -737,6 +768,11 @@ std::vector<FilterOption> MakeFilters(const ViewModel& vm, const Tally& tally) {
                                                                   : cell.label;
       const std::string label = fmt::format("{}: {} {}", path.title, cell.symbol, words);
       out.push_back({fmt::format("{}:{}", path.id, StatusToken(status)), label, it->second, path.title});
+    }
+    for (const FactSpec& fact : path.facts) {  // a flag's rows: the path runs and the flag is set
+      if (fact.kind != FactKind::flag) continue;
+      const std::string value = FlagFilterValue(path.id, fact.id);
+      out.push_back({value, path.title + ": " + OneLine(fact.title), tally.flag_count(value), path.title});
     }
   }
   AddSubVerdictFilters(vm, tally, &out);

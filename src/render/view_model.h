@@ -48,6 +48,9 @@ struct PathView {
   std::string description;  // what the probe does, one sentence
   std::string group;        // the heading over its column ("dynamic shapes"); "" for none
   bool reproducible = false;  // `opsweep repro` writes scripts for its failures: details show the command
+  // What the path shows beyond its verdict (render/facts.h): cell facts in its cells' labels
+  // ("yes, XNNPACK 72%"), every other fact in the details, flags as filters.
+  std::vector<FactSpec> facts;
 };
 
 // One sub-verdict the snapshot's paths describe, in the order of the paths and their descriptions.
@@ -172,6 +175,8 @@ struct RowView {
   std::vector<AnnotationLine> annotations;  // checks first (fresh inputs, randomness, ...), then notes
   // Some path is supported but its capture was not run on fresh inputs (the filter "not-fresh").
   bool fresh_unchecked = false;
+  // The flags its supported outcomes have set, as the filters name them ("<path>:flag:<fact id>").
+  std::vector<std::string> flags;
   std::string search_text;  // name, variant, case note, reason texts, locations, checks, notes: what the search box sees
   int graph_breaks = 0;     // over all paths
   bool na_everywhere = false;
@@ -231,7 +236,8 @@ struct LegendEntry {
 // path is static in a dimension or recompiles per size; only when some row is), "<path>:supported",
 // "<path>:failure" or "<path>:<status token>", and for a sub-verdict "<path>/<id>:supported",
 // "<path>/<id>:failure" (it ran and failed: the file exported but fails there) or
-// "<path>/<id>:differs" (its status is not its path's).
+// "<path>/<id>:differs" (its status is not its path's), and for a path's flag fact "<path>:flag:<fact id>"
+// (the path is supported and the flag is set: "runs, but not delegated").
 struct FilterOption {
   std::string value;
   std::string label;

@@ -16,6 +16,7 @@
 #include "core/path_spec.h"
 #include "core/status.h"
 #include "snapshot/checks.h"
+#include "snapshot/facts.h"
 
 namespace opsweep::snapshot {
 
@@ -80,6 +81,7 @@ struct Outcome {
   std::vector<std::string> notes;             // what the worker observed around the job, cleaned
   std::map<std::string, SubOutcome> subverdicts;  // by sub-verdict id; written only when not empty
   std::optional<DynamicInfo> dynamic;             // dynamic-shape paths only
+  Facts facts;  // by fact id, those its path's description declares (core/path_fact.h); written only when not empty
 };
 
 struct Record {

@@ -1,6 +1,7 @@
 #include "snapshot/snapshot_reader.h"
 
 #include "snapshot/checks.h"
+#include "snapshot/facts.h"
 
 #include <fmt/core.h>
 
@@ -266,6 +267,16 @@ bool ReadDynamic(FieldReader& fields, const json& j, const std::string& where, O
   return true;
 }
 
+// "facts": {"<fact id>": value} (snapshot/facts.h); optional. Each one its path declares, of its kind.
+bool ReadFacts(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path, Outcome* out) {
+  const json* facts = nullptr;
+  if (!fields.Object(j, "facts", where, Need::kOptional, &facts)) return false;
+  if (facts == nullptr) return true;
+  std::string problem;
+  if (!FactsFromJson(*facts, path.facts, &out->facts, &problem)) return fields.Fail(where, problem);
+  return true;
+}
+
 bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, const PathSpec& path,
                  const std::map<std::string, Reason>& reasons, Outcome* out) {
   if (!j.is_object()) return fields.Fail(where, "is not an object");
@@ -283,7 +294,7 @@ bool ReadOutcome(FieldReader& fields, const json& j, const std::string& where, c
       !ReadBreakReasons(fields, j, where, reasons, out) ||
       !ReadChecks(fields, j, where, &out->checks) ||
       !fields.StringList(j, "notes", where, &out->notes) || !ReadSubOutcomes(fields, j, where, path, reasons, out) ||
-      !ReadDynamic(fields, j, where, out)) {
+      !ReadDynamic(fields, j, where, out) || !ReadFacts(fields, j, where, path, out)) {
     return false;
   }
   if (!out->step.empty() && !PathHasStep(path, out->step)) {

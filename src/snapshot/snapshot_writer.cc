@@ -67,6 +67,8 @@ json OutcomeJson(const Outcome& o) {
   }
   // Only the dynamic-shape paths have it: the static outcomes keep their bytes.
   if (o.dynamic) out["dynamic"] = DynamicJson(*o.dynamic);
+  // Only paths that declare facts have them: other outcomes keep their bytes.
+  if (!o.facts.empty()) out["facts"] = FactsJson(o.facts);
   return out;
 }
 

@@ -141,11 +141,11 @@ def candidates(plan: dict, record: Phase) -> list[dict]:
                 continue
             own = payload.get("kind") == "doc" and payload.get("operator") == e["operator"]
             if e["source"] == "docs":
-                key = (0, 0 if own else 1, root, *e.get("order", [0, 0]))
+                key = (0, 0 if own else 1, root, *(int(x) for x in e.get("order", [0, 0])))
             else:
-                key = (1, 0, e.get("file", ""), str(e.get("order", ["", 0])[0]), e.get("order", ["", 0])[1])
+                key = (1, 0, e.get("file", ""), str(e.get("order", ["", 0])[0]), int(e.get("order", ["", 0])[1]))
             calls.append((key, {**e, "unit": root}))
-    calls.sort(key=lambda kv: json.dumps(kv[0]))
+    calls.sort(key=lambda kv: kv[0])  # docs keys hold numbers, tests keys strings: the first item tells them apart
     return [c for _, c in calls]
 
 
@@ -247,10 +247,25 @@ def _draft_line(c: dict) -> str:
 
 def tensor_bytes(cases: list[dict], scratch: str) -> bytes:
     """Every case's tensors as one flat dict, ``torch.save``d to bytes (the archive's name is then
-    fixed, so the bytes depend on the tensors alone)."""
+    fixed, so the bytes depend on the tensors alone). Keys whose tensors are equal (dtype, shape and
+    bytes) share one tensor, which ``torch.save`` stores once."""
+    import hashlib
+
     import torch
 
     out: dict[str, Any] = {}
+    by_content: dict[str, Any] = {}
+
+    def shared(t: Any) -> Any:
+        try:
+            flat = t.contiguous().reshape(-1)
+            raw = flat.to(torch.uint8) if t.dtype == torch.bool else flat.view(torch.uint8)
+            data = raw.numpy().tobytes()
+        except (RuntimeError, TypeError):  # a layout without plain bytes: kept apart
+            return t
+        digest = hashlib.blake2b(data + repr((str(t.dtype), tuple(t.shape))).encode(), digest_size=16).hexdigest()
+        return by_content.setdefault(digest, t.contiguous())
+
     cache: dict[str, dict] = {}
     for c in sorted(cases, key=lambda c: c["name"]):
         path = os.path.join(scratch, c["tensors"])
@@ -259,9 +274,9 @@ def tensor_bytes(cases: list[dict], scratch: str) -> bytes:
             cache[path] = torch.load(path, map_location="cpu", weights_only=True)
         saved = cache[path]
         for i in range(c["inputs"]):
-            out[f"{c['name']}/{i}"] = saved[f"in{i}"]
+            out[f"{c['name']}/{i}"] = shared(saved[f"in{i}"])
         for i in range(c["constants"]):
-            out[f"{c['name']}/c{i}"] = saved[f"c{i}"]
+            out[f"{c['name']}/c{i}"] = shared(saved[f"c{i}"])
     buffer = io.BytesIO()
     torch.save(out, buffer)
     return buffer.getvalue()
@@ -400,7 +415,7 @@ def summarize(plan: dict, record: Phase, cases: list[dict], dropped: list[dict],
         if mine:
             row["status"] = "harvested"
             row["sources"] = sorted({c["source"] for c in mine})
-            row["cases"] = sorted(c["name"] for c in mine)
+            row["cases"] = sorted((c["name"] for c in mine), key=_variant_order)
         else:
             row["status"] = "none"
             row["why"], row["reason"] = _why_none(o, why_calls.get(name, []), own_failure.get(name))
@@ -456,11 +471,22 @@ _REASON_KINDS = (
     ("no call of the example", "not rebuildable"),
     ("output object of a module call", "not rebuildable"),
     ("no tensor argument", "no tensor argument"),
+    ("--max-tensor-mib", "tensors over the size cap"),
     ("its output holds no tensor", "no tensor output"),
     ("its example raised", "example failed"),
     ("raises on purpose", "raises in its example"),
     ("did not return", "example failed"),
 )
+
+
+_VARIANT = re.compile(r"^(.*)\[([^:\]]*)(?::(\d+))?\]$")
+
+
+def _variant_order(name: str) -> tuple[str, str, int]:
+    """A case name's place among its operator's: by source, then variant number ("scale[test]"
+    before "scale[test:2]" before "scale[test:10]")."""
+    m = _VARIANT.match(name)
+    return (m.group(1), m.group(2), int(m.group(3) or 1)) if m else (name, "", 0)
 
 
 def _why_none(op: dict, whys: list[str], own_failure: str | None) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 """``python -m opsweep.harvest.worker``: a harvest worker, driven by ``opsweep harvest``.
 
     python -m opsweep.harvest.worker --mode record|check --scratch DIR --proto-in FD --proto-out FD
-                                     [--library NAME] [--max-variants N] [--registry FILE ...] [--threads N]
+                                     [--library NAME] [--max-variants N] [--max-tensor-mib M]
+                                     [--registry FILE ...] [--threads N]
 
 The protocol (docs/harvest.md, "Workers"): JSON objects, one per line, over the two inherited pipes;
 stdout and stderr are the worker's log (what examples print goes there, never to the protocol).
@@ -118,12 +119,13 @@ class Unit:
 class Harvester:
     """Runs units of examples under the recorder and reports their calls (record mode)."""
 
-    def __init__(self, library: str, scratch: str, max_variants: int, threads: int):
+    def __init__(self, library: str, scratch: str, max_variants: int, threads: int, max_tensor_mib: float = 1.0):
         from opsweep.harvest.surface import surface
 
         self.library = library
         self.scratch = scratch
         self.max_variants = max_variants
+        self.max_tensor_bytes = int(max_tensor_mib * 2**20)
         self.threads = threads
         self.operators, self.table = surface(library)
         os.makedirs(os.path.join(scratch, "tensors"), exist_ok=True)
@@ -267,6 +269,12 @@ class Session:
                 except Unbuildable as e:
                     event["why"] = str(e)
                 else:
+                    size = sum(t.numel() * t.element_size() for t in (*rendered.inputs, *rendered.constants))
+                    if size > self.h.max_tensor_bytes:
+                        event["why"] = (f"its tensors take {size / 2**20:.1f} MiB, over the cap of "
+                                        f"{self.h.max_tensor_bytes / 2**20:g} MiB a case (--max-tensor-mib)")
+                        self.unit.event(event)
+                        continue
                     seen = self.seen.setdefault(rec.operator, set())
                     if rendered.signature in seen:
                         continue
@@ -346,6 +354,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--scratch", required=True)
     p.add_argument("--library", default="")
     p.add_argument("--max-variants", type=int, default=3)
+    p.add_argument("--max-tensor-mib", type=float, default=1.0)
     p.add_argument("--registry", action="append", default=[])
     p.add_argument("--threads", type=int, default=1)
     return p.parse_args(argv)
@@ -360,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     try:
         if args.mode == "record":
-            runner: Any = Harvester(args.library, args.scratch, args.max_variants, args.threads)
+            runner: Any = Harvester(args.library, args.scratch, args.max_variants, args.threads, args.max_tensor_mib)
         else:
             runner = Checker(args.registry, args.threads)
     except BaseException as e:  # noqa: BLE001 - the engine reports it and stops

@@ -5,7 +5,8 @@ A path is one module of this package that defines ``PATH = PathSpec(...)``; ``pa
 finds every such module, so a new path is one new file. The spec is the only place that says what
 the path is: its id, title, short label, description, steps, default expected seconds,
 sub-verdicts, the environment fields its results depend on, the record fields it writes beyond
-the common ones, how ``opsweep repro`` shows its failures, and the other harness modules it uses.
+the common ones and which of them the page shows (its facts), how ``opsweep repro`` shows its
+failures, and the other harness modules it uses.
 The worker's ``hello`` carries ``describe()`` of every spec; the engine plans, keys, validates and
 renders from those descriptions (stored in the database and the snapshot), never from a table of
 its own.
@@ -124,7 +125,17 @@ class PathSpec:
     # `opsweep repro` writes a standalone script for this path's failures; the page shows the
     # repro command only for such paths (the description's ``reproducible``)
     repro: Reproducer | None = None
+    # What the page shows beyond the verdict, read from the record fields above (paths/facts.py
+    # ``Fact``: the executorch path's share delegated to XNNPACK beside its verdict, and its
+    # "runs, but not delegated" filter)
+    facts: tuple[Any, ...] = ()
     module: str = ""  # set by discovery: the module that defines the spec
+
+    def __post_init__(self) -> None:
+        if self.facts:
+            from opsweep.paths.facts import check_facts
+
+            check_facts(self.id, tuple(self.facts), dict(self.record_fields))
 
     def subverdict_list(self) -> tuple[SubVerdict, ...]:
         return tuple(self.subverdicts()) if callable(self.subverdicts) else tuple(self.subverdicts)
@@ -145,4 +156,5 @@ class PathSpec:
             "harness": harness,
             **({"group": self.group} if self.group else {}),
             **({"reproducible": True} if self.repro is not None else {}),
+            **({"facts": [f.describe() for f in self.facts]} if self.facts else {}),
         }

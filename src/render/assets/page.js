@@ -5,7 +5,8 @@
  * also lists which tokens are supported, failures and dynamic-shape caveats), its sub-verdicts'
  * statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its graph-break count
  * (data-b), its search text (data-q), when a path says yes without having been checked on fresh
- * inputs data-nf, and on pages of several torch releases its history tokens (data-h: changed,
+ * inputs data-nf, the flags its supported paths set (data-x: "executorch:flag:not_delegated", a path's
+ * flag facts), and on pages of several torch releases its history tokens (data-h: changed,
  * since, broken). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  *
@@ -89,6 +90,7 @@
         v: subs,
         b: +(tr.getAttribute('data-b') || 0),
         nf: tr.hasAttribute('data-nf'),
+        x: (tr.getAttribute('data-x') || '').split(' '),
         h: (tr.getAttribute('data-h') || '').split(' '),
         shown: true,
         box: entry
@@ -106,6 +108,7 @@
     }
     if (value === 'breaks') return row.b > 0;
     if (value === 'not-fresh') return row.nf;
+    if (value.indexOf(':flag:') > 0) return row.x.indexOf(value) >= 0;  // a path's flag: "<path>:flag:<fact>"
     if (HISTORY[value]) return row.h.indexOf(value) >= 0;
     if (value === 'caveat') {
       for (i = 0; i < row.s.length; i++) if (CAVEAT[row.s[i]]) return true;
