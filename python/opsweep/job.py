@@ -51,7 +51,8 @@ from opsweep.evidence import evidence, scrub
 from opsweep.flatten import describe, flatten
 from opsweep.library import Library
 from opsweep.paths import PATHS
-from opsweep.paths.context import ProbeContext, RecordFields
+from opsweep import state
+from opsweep.paths.context import Check, ProbeContext, RecordFields
 from opsweep.paths.spec import Outcome, PathSpec
 from opsweep.randomness import seed_everything
 
@@ -60,14 +61,17 @@ def _seconds(x: float | None) -> float | None:
     return None if x is None else round(float(x), 4)
 
 
-def _run_eager(case: Case, recorder: Recorder) -> Any:
-    """The eager reference, its module built and called under ``recorder``; the raw result."""
+def _run_eager(case: Case, recorder: Recorder) -> tuple[Any, dict[str, Any]]:
+    """The eager reference, its module built and called under ``recorder``: the raw result, and
+    the state the call updated (opsweep/state.py; name -> value after the call, usually empty)."""
     with recorder:
         module = make_module(case, flat_outputs=False)
         inputs = fresh_inputs(case)
+        before = state.snapshot(module)
         seed_everything(0)
         with torch.no_grad():
-            return module(*inputs)
+            raw = module(*inputs)
+        return raw, state.updated(module, before)
 
 
 # id(lazy case) -> (the lazy case, the recorder of its construction): materialize builds a target
@@ -256,7 +260,7 @@ def _run(case: Case, path: str, record: dict[str, Any], library: Library | None,
     eager = Recorder()
     recorders.append(eager)
     try:
-        raw = _run_eager(case, eager)
+        raw, updated = _run_eager(case, eager)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the eager failure is the finding
         record["timings"]["eager_s"] = _seconds(time.perf_counter() - t0)
         record["sources"] = _sources(_files(eager) | built_files, library)
@@ -270,13 +274,13 @@ def _run(case: Case, path: str, record: dict[str, Any], library: Library | None,
     held = [raw]
     del raw
     with probe:
-        _probe(case, spec, held, record, finish, library, threads, clock)
+        _probe(case, spec, held, record, finish, library, threads, clock, updated)
 
 
 def _probe(case: Case, spec: PathSpec, held: list[Any], record: dict[str, Any], finish: Any, library: Library | None,
-           threads: int, clock: JobClock) -> dict[str, Any]:
-    """Everything after the eager reference (``held``: its raw result): flattening it, then the
-    path's probe."""
+           threads: int, clock: JobClock, updated: dict[str, Any]) -> dict[str, Any]:
+    """Everything after the eager reference (``held``: its raw result; ``updated``: the state its
+    call updated): flattening it, then the path's probe."""
     raw = held.pop()
     try:
         expected = [t.detach().clone() for t in flatten(raw)]
@@ -299,6 +303,7 @@ def _probe(case: Case, spec: PathSpec, held: list[Any], record: dict[str, Any], 
             timeout_s=clock.timeout_s,
             deadline=clock.deadline,
             fields=path_fields(spec),
+            state_expected=updated,
         )
         failure: BaseException | None = None
         try:
@@ -313,6 +318,8 @@ def _probe(case: Case, spec: PathSpec, held: list[Any], record: dict[str, Any], 
             )
     for name, value in ctx.fields.items():
         record[name] = value
+    if updated and "state" not in ctx.checks:  # a path that never compared it says so
+        ctx.checks["state"] = Check(False, None, spec.state_unchecked or "the path stopped before its state could be compared")
     record["checks"] = {name: check.as_record() for name, check in sorted(ctx.checks.items())}
     record["timings"]["capture_s"] = _seconds(ctx.capture_s)
     record["timings"]["run_s"] = _seconds(ctx.run_s)

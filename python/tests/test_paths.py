@@ -23,7 +23,7 @@ def test_paths_are_discovered_with_their_descriptions():
                                         "opset", "openvino", "tract", "opsets"]
     assert described["export"]["env"] == ["python", "torch", "numpy", "device"]
     # every path has its own harness digest: the common modules plus its own module
-    assert len({d["harness"] for d in described.values()}) == len(PATHS) == 6
+    assert len({d["harness"] for d in described.values()}) == len(PATHS) == 9
     # what only some paths use (the runtimes package; the dynamic paths' shapes and shared logic) is
     # theirs, not common
     from opsweep.paths import common_harness_files

@@ -35,6 +35,7 @@ from typing import Any, Callable
 
 from opsweep.paths import Outcome, PathSpec, ProbeContext, Reproducer
 from opsweep.paths.compile import configure_inductor
+from opsweep.paths.export import exported_state
 
 
 def compile_package(program: Any, folder: str) -> str:
@@ -96,7 +97,7 @@ def probe_aoti(ctx: ProbeContext) -> Outcome:
     loaded = time.perf_counter()
     ctx.fields["aoti"]["load_s"] = round(loaded - compiled, 3)
     ctx.capture_s = loaded - t0
-    return ctx.verify(run, "run")
+    return ctx.verify(run, "run", state=exported_state(ctx, program))
 
 
 # The reproducer: the same export and AOTInductor compile (the package is written beside the
@@ -140,5 +141,5 @@ PATH = PathSpec(
     group="deployment targets",
     record_fields={"aoti": None},
     repro=REPRO,
-    uses=("opsweep.paths.compile",),
+    uses=("opsweep.paths.compile", "opsweep.paths.export"),
 )

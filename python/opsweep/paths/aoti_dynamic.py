@@ -115,6 +115,7 @@ print("opsweep-repro: ok: the AOTInductor package matches eager at every shape i
 )
 
 PATH = PathSpec(
+    state_unchecked=dyn.STATE_UNCHECKED,
     id="aoti-dynamic",
     title="AOTInductor, dynamic shapes",
     label="AOTI dyn",

@@ -179,7 +179,8 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
     try:
         ctx.step = "compile"
         torch._dynamo.reset()
-        compiled = torch.compile(ctx.module(flat_outputs=False), backend=counter, fullgraph=False)
+        module = ctx.module(flat_outputs=False)
+        compiled = torch.compile(module, backend=counter, fullgraph=False)
 
         def run(inputs: tuple[torch.Tensor, ...]) -> list[Any]:
             with torch.no_grad():
@@ -187,7 +188,7 @@ def probe_compile(ctx: ProbeContext) -> Outcome:
 
         t1 = time.perf_counter()
         try:
-            outcome = ctx.verify(run, "compile", ok=first_call_done)
+            outcome = ctx.verify(run, "compile", ok=first_call_done, state=module)
         except Exception:
             if counter.counting or not counter.clean():  # the first call raised, or broke
                 ctx.capture_s = ctx.run_s if ctx.run_s is not None else time.perf_counter() - t1

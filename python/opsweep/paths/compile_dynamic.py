@@ -370,6 +370,7 @@ print(f"opsweep-repro: ok: the compiled module matches eager at every shape ({re
 )
 
 PATH = PathSpec(
+    state_unchecked=dyn.STATE_UNCHECKED,
     id="compile-dynamic",
     title="torch.compile, dynamic shapes",
     label="compile dyn",

@@ -53,6 +53,9 @@ FRESH_MISMATCH = "matches eager on its trace inputs only; on fresh inputs"
 RANDOMNESS_FROZEN = "randomness frozen at capture"
 # A check=False case that draws no randomness reaching its outputs, and differs from eager.
 DETERMINISTIC_MISMATCH = "no randomness reaches the outputs (eager's are the same under every seed), and they differ"
+# A capture whose outputs match but which does not leave the module's state as eager's call does
+# (opsweep/state.py).
+STATE_LOST = "state update lost"
 
 
 @dataclasses.dataclass
@@ -110,6 +113,9 @@ class ProbeContext:
     # path's own verdict, known by then, is not lost to a slow sub-verdict.
     timeout_s: float | None = None
     deadline: float | None = None
+    # The state eager's call on the trace inputs updated (opsweep/state.py ``updated``): name ->
+    # value after the call; empty when the call updates none (the usual case).
+    state_expected: dict[str, Any] = dataclasses.field(default_factory=dict)
     _fresh: tuple[tuple[torch.Tensor, ...] | None, str] | None = None
     _eager_cache: dict[Any, list[torch.Tensor] | BaseException] = dataclasses.field(default_factory=dict)
 
@@ -217,7 +223,8 @@ class ProbeContext:
         return Outcome("mismatch", "compare", problem)
 
     def verify(self, run: Runner, run_step: str, ok_status: str = "ok", ok_detail: str = "",
-               ok: Callable[[], tuple[str, str]] | None = None) -> Outcome:
+               ok: Callable[[], tuple[str, str]] | None = None,
+               state: torch.nn.Module | Callable[[list[str]], dict[str, Any]] | None = None) -> Outcome:
         """Run a captured program and judge it: on the trace inputs, on fresh inputs, and (for
         check=False cases) under several seeds. The first check that fails decides the outcome.
 
@@ -228,6 +235,13 @@ class ProbeContext:
         ``ok``, when given, is called once after that first call returned and gives the status and
         detail of a pass (``ok_status``, ``ok_detail``): what only the first call can tell (the
         compile path's graph breaks, counted while that call traced).
+        ``state``: the captured module whose state the first call updates as eager's did (the
+        exported program's module, the compiled module), or a function that gives the state the
+        capture leaves under the names it is given (the deployment paths: the exported program
+        they compile, called once); None for a capture that returns outputs only (an ONNX graph). When eager's call updates the module's state
+        (``state_expected``), the state after the first call is compared with eager's
+        (``checks["state"]``): a capture that does not keep the update is a mismatch
+        (``STATE_LOST``), even when its outputs match.
         """
         self.step = run_step
         seed_everything(0)
@@ -237,10 +251,16 @@ class ProbeContext:
         if ok is not None:
             ok_status, ok_detail = ok()
         outcome = self.judge(actual, ok_status, ok_detail)
+        if outcome.status != "mismatch" and self.state_expected:
+            outcome = self.check_state(state, outcome)
+        elif self.state_expected:
+            self.checks["state"] = Check(False, None, "the capture already differs on its trace inputs")
         if outcome.status == "mismatch":
-            self.checks["fresh_inputs"] = Check(False, None, "the capture already differs on its trace inputs")
+            already = ("the capture already loses the state update" if outcome.detail.startswith(STATE_LOST)
+                       else "the capture already differs on its trace inputs")
+            self.checks["fresh_inputs"] = Check(False, None, already)
             if not self.case.check:
-                self.checks["randomness"] = Check(False, None, "the capture already differs on its trace inputs")
+                self.checks["randomness"] = Check(False, None, already)
             return outcome
         fresh = self.check_fresh(run, run_step, ok_status, ok_detail)
         if fresh is not None:
@@ -250,6 +270,32 @@ class ProbeContext:
             if random is not None:
                 return random
         return outcome
+
+    def check_state(self, captured: torch.nn.Module | Callable[[list[str]], dict[str, Any]] | None,
+                    outcome: Outcome) -> Outcome:
+        """The state check of ``verify``, right after the first call: ``outcome`` when the captured
+        module's state is eager's after the call, else the mismatch (``STATE_LOST: ...``). For a
+        check=False case only the state's shapes and dtypes are compared (its values are draws)."""
+        from opsweep.state import compare_state, read
+
+        self.step = "compare"
+        names = list(self.state_expected)
+        if captured is None:
+            actual = None
+        elif isinstance(captured, torch.nn.Module):
+            actual = read(captured, names)
+        else:
+            actual = captured(names)
+        expected = self.state_expected
+        if not self.case.check:  # a random case's state values are draws: compare their form only
+            expected = {n: _form(v) for n, v in expected.items()}
+            actual = None if actual is None else {n: _form(v) for n, v in actual.items()}
+        problem = compare_state(expected, actual, self.case.atol, self.case.rtol)
+        if problem is None:
+            self.checks["state"] = Check(True, True, "")
+            return outcome
+        self.checks["state"] = Check(True, False, problem)
+        return Outcome("mismatch", "compare", f"{STATE_LOST}: {problem}")
 
     def check_fresh(self, run: Runner, run_step: str, ok_status: str, ok_detail: str) -> Outcome | None:
         """The fresh-input check of ``verify`` (after the trace inputs passed): ``run`` on the fresh
@@ -377,6 +423,15 @@ class ProbeContext:
             return None
         self.checks["randomness"] = Check(False, None, why)
         return Outcome("mismatch", "compare", f"{DETERMINISTIC_MISMATCH}: {problem}")
+
+
+def _form(value: Any) -> Any:
+    """A state value with its values left out: zeros of its shape and dtype (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return tuple(_form(v) for v in value)
+    return torch.zeros(value.shape, dtype=value.dtype)
 
 
 def _describe(e: BaseException) -> str:

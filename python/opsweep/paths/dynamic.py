@@ -618,6 +618,13 @@ def verdict(ctx: ProbeContext, runs: Sequence[ShapeRun], run_step: str,
     return None
 
 
+# Why a dynamic-shape path does not compare a stateful module's state (``PathSpec.state_unchecked``):
+# its captured program runs at several shapes in turn, each updating the state, so its state after
+# them is not eager's after one call; the path's static twin compares it.
+STATE_UNCHECKED = ("the dynamic-shape paths run the capture at several shapes in turn; the state is compared "
+                   "on the static paths")
+
+
 def check_case_shape(ctx: ProbeContext, runs: Sequence[ShapeRun], run: Runner, run_step: str, ok_status: str,
                      ok_detail: str) -> Outcome | None:
     """After every shape passed: the checks of ``ProbeContext.verify`` at the case's own shape (the

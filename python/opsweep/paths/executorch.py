@@ -39,6 +39,7 @@ import time
 from typing import Any, Callable
 
 from opsweep.paths import Outcome, PathSpec, ProbeContext, Reproducer
+from opsweep.paths.export import exported_state
 from opsweep.paths.facts import Fact
 from opsweep.paths.spec import dist_version
 
@@ -161,7 +162,7 @@ def probe_executorch(ctx: ProbeContext) -> Outcome:
     ctx.capture_s = time.perf_counter() - t0
     for step in seconds:
         seconds[step] = round(seconds[step], 3)
-    return ctx.verify(run, "run")
+    return ctx.verify(run, "run", state=exported_state(ctx, program))
 
 
 # The reproducer: the same export, lowering and serialisation, the program loaded and run in the
@@ -227,4 +228,5 @@ PATH = PathSpec(
         Fact("partly_delegated", "runs, partly on portable kernels", "flag", "executorch.partly_delegated"),
     ),
     repro=REPRO,
+    uses=("opsweep.paths.export",),
 )

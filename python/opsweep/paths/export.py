@@ -28,6 +28,7 @@ def program_runner(program: Any) -> Callable[[tuple[Any, ...]], list[Any]]:
             out = runnable(*inputs)
         return list(out) if isinstance(out, (tuple, list)) else [out]
 
+    run.module = runnable  # type: ignore[attr-defined]  # what ProbeContext.verify reads the state of
     return run
 
 
@@ -39,8 +40,33 @@ def probe_export(ctx: ProbeContext) -> Outcome:
     t0 = time.perf_counter()
     program = torch.export.export(module, ctx.inputs(), strict=False)
     ctx.capture_s = time.perf_counter() - t0
-    return ctx.verify(program_runner(program), "run")
+    run = program_runner(program)
+    # the state check reads the module the runner calls (a buffer it mutates is updated there; a
+    # plain tensor attribute export lifted as a constant is not)
+    return ctx.verify(run, "run", state=run.module)
 
+
+
+def exported_state(ctx: ProbeContext, program: Any) -> Callable[[list[str]], dict[str, Any]]:
+    """The state check of a path that compiles an exported program (``ProbeContext.verify``'s
+    ``state``): the program's module called once on the trace inputs under seed 0, its state under
+    the names asked for. A package or an ExecuTorch program applies the buffer mutations of the
+    program it was compiled from, and neither runtime lets its state be read: the program is what
+    decides whether the update survives (torch.export drops a plain attribute's, keeps a buffer's)."""
+
+    def read_state(names: list[str]) -> dict[str, Any]:
+        import torch
+
+        from opsweep.randomness import seed_everything
+        from opsweep.state import read
+
+        module = program.module()
+        seed_everything(0)
+        with torch.no_grad():
+            module(*ctx.inputs())
+        return read(module, names)
+
+    return read_state
 
 # The reproducer: the same export, then the program run and judged as verify does.
 REPRO = Reproducer(

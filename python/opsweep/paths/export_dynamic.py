@@ -107,6 +107,7 @@ print("opsweep-repro: ok: the exported program matches eager at every shape it a
 )
 
 PATH = PathSpec(
+    state_unchecked=dyn.STATE_UNCHECKED,
     id="export-dynamic",
     title="torch.export, dynamic shapes",
     label="export dyn",

@@ -178,6 +178,7 @@ print("opsweep-repro: ok: the ONNX model matches eager at every shape it accepts
 )
 
 PATH = PathSpec(
+    state_unchecked=dyn.STATE_UNCHECKED,
     id="onnx-dynamic",
     title="ONNX, dynamic shapes",
     label="ONNX dyn",

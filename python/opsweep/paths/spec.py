@@ -129,6 +129,9 @@ class PathSpec:
     # ``Fact``: the executorch path's share delegated to XNNPACK beside its verdict, and its
     # "runs, but not delegated" filter)
     facts: tuple[Any, ...] = ()
+    # Why the path does not compare the module's state with eager's (opsweep/state.py), kept in a
+    # stateful case's ``checks["state"]``; "" for a path whose probe compares it (``verify``)
+    state_unchecked: str = ""
     module: str = ""  # set by discovery: the module that defines the spec
 
     def __post_init__(self) -> None:
