@@ -120,7 +120,7 @@ def test_the_snapshot_carries_descriptions_facts_and_classified_failures(survey)
     assert records["scale_shift"]["paths"]["executorch"]["facts"]["delegated"] == 1
     assert "facts" not in records["scale_shift"]["paths"]["aoti"]  # a path without facts keeps its bytes
     noise = records["noise[random]"]["paths"]["executorch"]
-    assert noise["reason"] == "executorch-not-core-aten"
+    assert noise["reason"] == "executorch-edge-refused"
     assert noise["detail"].startswith("torch.rand_like is not a core ATen operator")
     assert "facts" not in noise
 

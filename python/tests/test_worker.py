@@ -31,7 +31,7 @@ EXPECTED = {
 }
 
 RECORD_KEYS = {"status", "step", "detail", "error", "graph_breaks", "break_reasons", "break_frames", "onnx",
-               "outputs", "timings", "sources", "checks", "notes", "deps", "subverdicts", "dynamic"}
+               "outputs", "timings", "sources", "checks", "notes", "deps", "subverdicts", "dynamic", "aoti", "executorch"}
 ERROR_KEYS = {"type", "message", "chain", "frames", "registry_frames", "raised_in"}
 
 

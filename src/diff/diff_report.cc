@@ -108,7 +108,8 @@ std::vector<std::string> CheckTexts(const Outcome& o) {
 // fields, snapshot/facts.h) as the snapshot holds them.
 std::vector<std::string> FactTexts(const Outcome& o) {
   std::vector<std::string> out;
-  for (const auto& [id, value] : snapshot::FactsJson(o.facts).items()) out.push_back(id + " " + value.dump());
+  const nlohmann::json facts = snapshot::FactsJson(o.facts);  // named: items() refers to it
+  for (const auto& [id, value] : facts.items()) out.push_back(id + " " + value.dump());
   return out;
 }
 
