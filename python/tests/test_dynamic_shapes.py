@@ -164,14 +164,16 @@ def test_texts():
 def test_the_dynamic_modules_belong_to_the_dynamic_paths_only():
     from opsweep.paths import PATHS, common_harness_files, harness_digest
 
-    assert list(PATHS)[-3:] == ["export-dynamic", "onnx-dynamic", "compile-dynamic"]
+    assert list(PATHS)[3:7] == ["export-dynamic", "onnx-dynamic", "compile-dynamic", "aoti-dynamic"]
     common = {rel for rel, _ in common_harness_files()}
     assert "shapes.py" not in common and "paths/dynamic.py" not in common
-    for pid in ("export-dynamic", "onnx-dynamic", "compile-dynamic"):
+    for pid in ("export-dynamic", "onnx-dynamic", "compile-dynamic", "aoti-dynamic"):
         assert {"opsweep.shapes", "opsweep.paths.dynamic"} <= set(PATHS[pid].uses)
         assert "opsweep_suites.kornia._dynamic_overrides" in PATHS[pid].uses
     assert "opsweep.paths.onnx" in PATHS["onnx-dynamic"].uses and "opsweep.paths.compile" in PATHS["compile-dynamic"].uses
     assert "opsweep.paths.export" in PATHS["export-dynamic"].uses  # its program runs as the export path's
+    assert "opsweep.paths.aoti" in PATHS["aoti-dynamic"].uses  # its package is built and run as the aoti path's
+    assert not {"opsweep.shapes", "opsweep.paths.dynamic"} & set(PATHS["aoti"].uses + PATHS["executorch"].uses)
     assert len({harness_digest(s) for s in PATHS.values()}) == len(PATHS)
 
 
