@@ -136,7 +136,8 @@ def test_failure_evidence(statuses_run):
 def test_hello_and_inventory(statuses_run):
     hello = statuses_run["hello"]
     assert hello["protocol"] == 3 and [p["id"] for p in hello["paths"]] == [
-        "onnx", "export", "compile", "export-dynamic", "onnx-dynamic", "compile-dynamic"]
+        "onnx", "export", "compile", "export-dynamic", "onnx-dynamic", "compile-dynamic", "aoti-dynamic", "aoti",
+        "executorch"]
     assert len(hello["harness"]) == 32 and isinstance(hello["pid"], int)
     env = hello["env"]
     import numpy
