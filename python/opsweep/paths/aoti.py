@@ -76,6 +76,24 @@ def cxx_env() -> dict[str, Any]:
     return {"cxx": f"{os.path.basename(cxx)} {out}".strip()}
 
 
+def build_and_load(ctx: ProbeContext, program: Any, t0: float, exported: float) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """The exported ``program`` (export started at ``t0``, ended at ``exported``) compiled into a
+    package and loaded, at steps ``compile`` and ``load``; ``record["aoti"]`` and ``capture_s`` set.
+    The loaded package as a runner. Shared by the aoti and aoti-dynamic paths."""
+    ctx.step = "compile"
+    package = compile_package(program, ctx.workdir)
+    compiled = time.perf_counter()
+    ctx.fields["aoti"] = {"package_kb": round(os.path.getsize(package) / 1024.0, 1),
+                          "compile_s": round(compiled - exported, 3), "export_s": round(exported - t0, 3),
+                          "load_s": None}
+    ctx.step = "load"
+    run = package_runner(package)
+    loaded = time.perf_counter()
+    ctx.fields["aoti"]["load_s"] = round(loaded - compiled, 3)
+    ctx.capture_s = loaded - t0
+    return run
+
+
 def probe_aoti(ctx: ProbeContext) -> Outcome:
     import torch
 
@@ -84,19 +102,7 @@ def probe_aoti(ctx: ProbeContext) -> Outcome:
     t0 = time.perf_counter()
     program = torch.export.export(ctx.module(flat_outputs=True), ctx.inputs(), strict=False)
     exported = time.perf_counter()
-
-    ctx.step = "compile"
-    package = compile_package(program, ctx.workdir)
-    compiled = time.perf_counter()
-    ctx.fields["aoti"] = {"package_kb": round(os.path.getsize(package) / 1024.0, 1),
-                          "compile_s": round(compiled - exported, 3), "export_s": round(exported - t0, 3),
-                          "load_s": None}
-
-    ctx.step = "load"
-    run = package_runner(package)
-    loaded = time.perf_counter()
-    ctx.fields["aoti"]["load_s"] = round(loaded - compiled, 3)
-    ctx.capture_s = loaded - t0
+    run = build_and_load(ctx, program, t0, exported)
     return ctx.verify(run, "run", state=exported_state(ctx, program))
 
 

@@ -22,13 +22,12 @@ accepts it, exactly as export-dynamic runs its program), ``compare``.
 
 from __future__ import annotations
 
-import os
 import time
 
 from opsweep import shapes
 from opsweep.paths import Outcome, PathSpec, ProbeContext, Reproducer
 from opsweep.paths import dynamic as dyn
-from opsweep.paths.aoti import compile_package, cxx_env, package_runner
+from opsweep.paths.aoti import build_and_load, compile_package, cxx_env, package_runner
 from opsweep.paths.compile import configure_inductor
 
 TRACE = 1  # the shape the program is exported and compiled at (S1: no varied dimension of size 0 or 1)
@@ -63,16 +62,7 @@ def probe_aoti_dynamic(ctx: ProbeContext) -> Outcome:
     runs = dyn.plan_runs(refs, TRACE, found)
     dyn.finish_record(ctx, plan, TRACE, runs, found, guards)
 
-    ctx.step = "compile"
-    package = compile_package(program, ctx.workdir)
-    compiled = time.perf_counter()
-    ctx.fields["aoti"] = {"package_kb": round(os.path.getsize(package) / 1024.0, 1),
-                          "compile_s": round(compiled - exported, 3), "export_s": round(exported - t0, 3),
-                          "load_s": None}
-    ctx.step = "load"
-    run = package_runner(package)
-    ctx.fields["aoti"]["load_s"] = round(time.perf_counter() - compiled, 3)
-    ctx.capture_s = time.perf_counter() - t0
+    run = build_and_load(ctx, program, t0, exported)
 
     ctx.run_s = dyn.run_shapes(ctx, runs, run, "run")
     dyn.finish_record(ctx, plan, TRACE, runs, found, guards)
