@@ -91,7 +91,7 @@ def test_the_checks_mark_what_they_found(harvested):
     lines = {line.split('"')[1]: line for line in text.splitlines() if line.startswith("    case(")}
     assert "check=False" in lines["noisy[doc]"]
     assert "atol=" in lines["wobbly[doc]"] and "float64" in lines["wobbly[doc]"]
-    assert 'fresh_inputs="the call raises on inputs redrawn' in lines["interp_sorted[doc]"]
+    assert 'fresh_inputs="the call raises on the fresh input set redrawn in range' in lines["interp_sorted[doc]"]
     assert lines["scale[doc]"].endswith("# harvestlib/ops.py:16")
     assert lines["Box.area[doc]"].split("# ")[0].count("Method(harvestlib.Box.area, Call(harvestlib.Box, In(0)))") == 1
     assert lines["blend[doc]"].count("Call(harvestlib.blend, alpha=0.25, x=In(0), y=In(1))") == 1

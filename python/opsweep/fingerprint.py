@@ -383,6 +383,11 @@ def _lazy_parts(value: Lazy) -> dict[str, Any]:
     }
 
 
+# The modules whose encoding is under way (ids): a module met again inside its own encoding (a
+# wrapper metric keeps bound methods of itself) is a cycle, encoded as such instead of recursing.
+_ENCODING_MODULES: set[int] = set()
+
+
 def encode(value: Any, depth: int = 0) -> Any:
     """A JSON-able, process-independent encoding of a value (for fingerprints)."""
     if isinstance(value, torch.Tensor):
@@ -415,13 +420,19 @@ def encode(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
         return {"callable": qualified_name(value)}
     if isinstance(value, torch.nn.Module):
-        return {
-            "module": type_identity(type(value)),
-            "state": _module_state_digest(value),
-            "repr": _stable_repr(value),
-            "training": value.training,
-            "config": _module_config(value, depth),
-        }
+        if id(value) in _ENCODING_MODULES:  # reached again through its own attributes (a bound method
+            return {"module": type_identity(type(value)), "cycle": True}  # of itself): said once, above
+        _ENCODING_MODULES.add(id(value))
+        try:
+            return {
+                "module": type_identity(type(value)),
+                "state": _module_state_digest(value),
+                "repr": _stable_repr(value),
+                "training": value.training,
+                "config": _module_config(value, depth),
+            }
+        finally:
+            _ENCODING_MODULES.discard(id(value))
     if depth >= _MAX_DEPTH:
         return {"repr": _stable_repr(value)}
     if isinstance(value, (list, tuple)):

@@ -7,11 +7,11 @@
   call the way the harness does, computes the eager reference, runs the path's capture as the
   probe does, and reports what fails: the exception (type, message, traceback, root cause), the
   comparison that differs (the record's own detail), or what else the path judges (graph breaks,
-  recompiles). Like the survey, it then runs the capture on the case's fresh input set and
+  recompiles). Like the survey, it then runs the capture on the case's fresh input sets and
   compares it with eager there, so a failure that shows on fresh inputs only (a baked-in
   threshold, size or branch) reproduces too. The last line starts with ``opsweep-repro:``; the
   exit status is 1 when a failure shows, 0 when everything matches.
-* ``inputs.pt``: the case's input tensors, its fresh input set (``draw_fresh_inputs``; none when
+* ``inputs.pt``: the case's input tensors, its fresh input sets (``fresh_sets``; none when
   the case has none), its baked keyword arguments and, for a dynamic-shape path, the input sets
   the survey ran the capture at (``torch.save``).
 * ``target.pt`` (the target object, when it is not a function the script can import) or
@@ -25,7 +25,7 @@ path's own functions its reproducer names in ``calls``) is copied from opsweep's
 script is written (opsweep/standalone.py), so the script and the survey judge alike. What a path
 captures and how is the path's own: its ``PathSpec.repro`` (paths/spec.py ``Reproducer``), whose
 ``script`` may use these names of the common part: ``HERE`` (the script's folder), ``INPUTS``
-(the trace inputs), ``FRESH`` (the fresh input set or None), ``module(flat)`` (a fresh module of
+(the trace inputs), ``FRESH_SETS`` (the fresh input sets, ``[(name, inputs)]``), ``module(flat)`` (a fresh module of
 the call, ``flat``: outputs flattened as the exporters need them), ``eager(calls)`` (eager's flat
 outputs of (inputs, seed) calls in turn on one fresh module), ``expected`` (eager on ``INPUTS``),
 ``judge(expected, actual, inputs)`` (None or what differs), ``check(run, step, what)`` (``run`` on
@@ -68,7 +68,7 @@ from opsweep.case_module import make_module
 from opsweep.compare import check_unverified, compare, seed_varying_dims
 from opsweep.evidence import root_cause, type_name
 from opsweep.flatten import flatten
-from opsweep.fresh_set import draw_fresh_inputs
+from opsweep.fresh_set import SET_WORDS, fresh_sets, perturbed
 from opsweep.job import eager_calls, run_job
 from opsweep.paths import PATHS
 from opsweep.paths.spec import PathSpec
@@ -229,7 +229,7 @@ def _target_plan(case: Case) -> dict[str, Any]:
 
 # what the common parts call, copied into every script
 _HARNESS = (make_module, eager_calls, seed_everything, flatten, compare, check_unverified, seed_varying_dims,
-            root_cause, type_name, Forwarding, ("opsweep.paths.context", "FRESH_MISMATCH"),
+            root_cause, type_name, Forwarding, perturbed, ("opsweep.paths.context", "FRESH_MISMATCH"),
             ("opsweep.randomness", "MORE_RANDOM_SEEDS"))
 # and what the part of the dynamic-shape paths calls
 _AT_SHAPES_HARNESS = (shapes.shape_text, shapes.dynamic_shapes_spec)
@@ -294,8 +294,9 @@ def imported(module, qualname):
 print("versions:", versions())
 saved = torch.load(os.path.join(HERE, "inputs.pt"), weights_only=False)
 INPUTS, KWARGS = tuple(saved["inputs"]), saved["kwargs"]
-# the second input set opsweep checks every capture on (None: the case has none)
-FRESH = tuple(saved["fresh"]) if saved.get("fresh") is not None else None
+# the other input sets opsweep checks every capture on, in its order: [(name, inputs)] (none: the
+# case has none)
+FRESH_SETS = [(name, tuple(inputs)) for name, inputs in saved.get("fresh_sets", [])]
 '''
 
 _TARGETS = {
@@ -394,27 +395,37 @@ print(f"eager: {len(expected)} outputs, shapes {[list(t.shape) for t in expected
 
 
 def on_fresh(run, step, what):
-    """The capture on the fresh input set too, as opsweep checks it: a capture that baked in a
-    value of its trace inputs (a threshold, a size, a branch taken) matches eager on them only."""
-    if FRESH is None:
-        return
-    expected_fresh = eager([(FRESH, 0)])[-1]
-    print("fresh inputs: the capture runs on the second input set")
-    try:
-        actual_fresh = run_on(run, FRESH)
-    except Exception as e:
-        print("(raised on the fresh inputs only: the trace inputs passed)")
-        failed(step, e)
-    problem = judge(expected_fresh, actual_fresh, FRESH)
-    if problem:
-        # the capture was called before (on the trace inputs), eager's module was new: a target that
-        # keeps state between calls differs for that alone. Eager with the same history decides.
-        history = eager([(INPUTS, 0), (FRESH, 0)])[-1]
-        if judge(expected_fresh, history, FRESH) and not judge(history, actual_fresh, FRESH):
-            print("fresh inputs: the target keeps state between calls; the capture matches eager called "
-                  "with the same history (trace inputs, then fresh)")
-            return
-        failed(f"mismatch ({what} vs eager): {FRESH_MISMATCH}: {problem}")
+    """The capture on each fresh input set too, as opsweep checks it: a capture that baked in a
+    value of its trace inputs (a threshold, a size, a statistic, a branch taken) matches eager on
+    them only."""
+    before = []
+    for name, fresh in FRESH_SETS:
+        expected_fresh = eager([(fresh, 0)])[-1]
+        print(f"fresh inputs: the capture runs on the {name} set")
+        try:
+            actual_fresh = run_on(run, fresh)
+        except Exception as e:
+            print(f"(raised on the {name} set only: the trace inputs passed)")
+            failed(step, e)
+        problem = judge(expected_fresh, actual_fresh, fresh)
+        if problem:
+            # the capture was called before (on the trace inputs and the earlier sets), eager's module
+            # was new: a target that keeps state between calls differs for that alone. Eager with the
+            # same history decides.
+            history = eager([(INPUTS, 0), *((b, 0) for b in before), (fresh, 0)])[-1]
+            if judge(expected_fresh, history, fresh) and not judge(history, actual_fresh, fresh):
+                print(f"fresh inputs ({name}): the target keeps state between calls; the capture matches eager "
+                      "called with the same history")
+                before.append(fresh)
+                continue
+            # a set on which eager's own answer moves beyond the tolerance when the inputs move by a
+            # few units in the last place decides nothing (opsweep.fresh_set.perturbed)
+            if CHECK and judge(expected_fresh, eager([(perturbed(fresh, CASE), 0)])[-1], fresh):
+                print(f"fresh inputs ({name}): decides nothing, eager itself is unstable there")
+                before.append(fresh)
+                continue
+            failed(f"mismatch ({what} vs eager): {FRESH_MISMATCH} ({name}): {problem}")
+        before.append(fresh)
 
 
 def check(run, step, what):
@@ -554,9 +565,9 @@ def write_repro(case: Case, path: str, out_dir: str, *, library: str | None = No
     case = materialize(case)
     plan = _target_plan(case)
     lib = library or _library_name(case)
-    fresh, _ = draw_fresh_inputs(case)  # the set the survey checked the capture on, or none
+    sets, _ = fresh_sets(case)  # the sets the survey checked the capture on, or none
     saved = {"inputs": [x.detach().clone() for x in case.inputs], "kwargs": dict(case.kwargs),
-             "fresh": None if fresh is None else [x.detach().clone() for x in fresh]}
+             "fresh_sets": [[SET_WORDS.get(name, name), [x.detach().clone() for x in inputs]] for name, inputs in sets]}
     if reproducer.at_shapes:
         saved.update(_dynamic_sets(case, path))
     inputs_data, inputs_by_value = _pickled(saved, f"the inputs and keyword arguments of case {case.name!r}")

@@ -17,10 +17,13 @@ from harness_helpers import FIXTURES, INDUCTOR_CACHE
 from opsweep import case, evidence
 from opsweep.job import run_job
 from opsweep.library import load_library
-from opsweep.fresh_set import draw_fresh_inputs
+from opsweep.fresh_set import draw_fresh_inputs, fresh_sets
 from opsweep.paths.context import FRESH_MISMATCH, RANDOMNESS_FROZEN
 from opsweep.registry import load_registries
+from opsweep.fresh_set import set_words
 
+# what a passed fresh-input check says when both default sets ran (opsweep/fresh_set.py)
+BOTH_SETS = set_words(["redrawn", "shifted"])
 FIDELITY_REGISTRY = os.path.join(FIXTURES, "cases_fidelity.py")
 PATHS = ("onnx", "export", "compile")
 FRESH_RAISED = "ran on its trace inputs but raised on fresh inputs"
@@ -68,7 +71,7 @@ def test_0d_1_element_and_empty_outputs_keep_their_shapes(fidelity, path):
         r = fidelity[(name, path)]
         assert _status(r) == ("ok", ""), (name, path, r["detail"])
         assert r["outputs"]["shapes"] == [shape]
-        assert r["checks"]["fresh_inputs"] == {"ran": True, "passed": True, "why": ""}
+        assert r["checks"]["fresh_inputs"] == {"ran": True, "passed": True, "why": BOTH_SETS}
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -122,10 +125,72 @@ def test_a_baked_threshold_is_a_fresh_input_mismatch(fidelity):
     for path in ("onnx", "compile"):
         r = fidelity[("above_mean", path)]
         assert _status(r) == ("mismatch", "compare"), (path, r["detail"])
-        assert r["detail"].startswith(FRESH_MISMATCH + ": output 0: max abs diff "), r["detail"]
+        assert r["detail"].startswith(FRESH_MISMATCH + " ("), r["detail"]
+        assert ": output 0: max abs diff " in r["detail"], r["detail"]
         assert r["checks"]["fresh_inputs"]["ran"] is True and r["checks"]["fresh_inputs"]["passed"] is False
     e = fidelity[("above_mean", "export")]
     assert _status(e) == ("fail", "export") and "data-dependent" in e["error"]["message"]
+
+
+def test_a_baked_mean_is_caught_by_the_shifted_set(fidelity):
+    """share_above_mean outputs (x > mean).float() with the trace inputs' mean baked into the onnx
+    and compile captures. The redrawn set has the trace inputs' statistics and flips few elements,
+    if any; the shifted set moves the mean, and the capture's verdict is the mismatch it is."""
+    for path in ("onnx", "compile"):
+        r = fidelity[("share_above_mean", path)]
+        assert _status(r) == ("mismatch", "compare"), (path, r["detail"])
+        assert r["detail"].startswith(FRESH_MISMATCH + " ("), r["detail"]
+        check = r["checks"]["fresh_inputs"]
+        assert check["ran"] is True and check["passed"] is False and check["why"].startswith("on the "), check
+
+
+def test_the_shifted_set_moves_the_statistics_a_redraw_keeps():
+    """Why two sets: the baked threshold of share_above_mean (the trace mean), applied to each set
+    as a capture would, against eager's own mean there, on the 1x3x8x8 input of the issue."""
+    torch.manual_seed(0)
+    x = torch.rand(1, 3, 8, 8)
+    c = case("share_above_mean", "g", lambda a: a, [x])
+    sets, why = fresh_sets(c)
+    assert why == "" and [name for name, _ in sets] == ["redrawn", "shifted"]
+    baked = float(x.mean())
+    flipped = {name: int(((s[0] > baked) != (s[0] > float(s[0].mean()))).sum()) for name, s in sets}
+    assert flipped["redrawn"] < 0.05 * x.numel(), flipped
+    assert flipped["shifted"] > 0.2 * x.numel(), flipped
+    shifted = sets[1][1][0]
+    lo, hi = float(x.min()), float(x.max())
+    assert float(shifted.min()) >= lo and float(shifted.max()) <= hi  # still in the recorded range
+    assert float(shifted.min()) > lo and float(shifted.max()) < hi and abs(float(shifted.mean()) - float(x.mean())) > 0.1
+    order = torch.argsort(x.flatten())
+    assert torch.equal(torch.argsort(shifted.flatten()), order)  # the structure stays
+    assert torch.equal(fresh_sets(c)[0][1][1][0], shifted)  # the same sets every time
+
+
+def test_a_set_eager_cannot_answer_stably_decides_nothing(tmp_path):
+    """A capture that differs from eager on a fresh set where eager's own answer moves beyond the
+    tolerance under rounding-size changes of the inputs is not judged on that set: the check
+    passes on the sets that can decide, and says which set decided nothing."""
+    from opsweep.job import eager_calls
+    from opsweep.paths.context import ProbeContext
+
+    def chaotic(a):
+        return torch.sin(a * 1e7)
+
+    torch.manual_seed(0)
+    c = case("chaotic", "g", chaotic, [torch.rand(2, 8)])
+    expected = eager_calls(c, [(tuple(x.clone() for x in c.inputs), 0)])[0]
+    ctx = ProbeContext(case=c, expected=expected, threads=1, workdir=str(tmp_path), library=None,
+                       eager=lambda calls: eager_calls(c, calls))
+    # a "capture" computing in float64: on these inputs its rounding differs from eager's everywhere
+    assert ctx.check_fresh(lambda inputs: [torch.sin(inputs[0].double() * 1e7).float()], "run", "ok", "") is None
+    check = ctx.checks["fresh_inputs"]
+    assert (check.ran, check.passed) == (False, None), check
+    assert check.why.count("decides nothing") == 2, check.why
+    # the same capture on a stable call is judged, and fails
+    c2 = case("gentle", "g", lambda a: a * 3, [torch.rand(2, 8)])
+    ctx2 = ProbeContext(case=c2, expected=[c2.inputs[0] * 3], threads=1, workdir=str(tmp_path), library=None,
+                        eager=lambda calls: eager_calls(c2, calls))
+    out = ctx2.check_fresh(lambda inputs: [inputs[0] * 3 + 1], "run", "ok", "")
+    assert out is not None and out.status == "mismatch" and out.detail.startswith(FRESH_MISMATCH + " (redrawn in range): ")
 
 
 def test_a_case_with_its_own_fresh_set_uses_it(fidelity):
@@ -133,7 +198,7 @@ def test_a_case_with_its_own_fresh_set_uses_it(fidelity):
     for path in ("onnx", "compile"):
         r = fidelity[("above_mean[own fresh set]", path)]
         assert _status(r) == ("ok", ""), (path, r["detail"])
-        assert r["checks"]["fresh_inputs"] == {"ran": True, "passed": True, "why": ""}
+        assert r["checks"]["fresh_inputs"] == {"ran": True, "passed": True, "why": "1 set: the case's own set"}
 
 
 def test_a_case_that_opts_out_records_why(fidelity):
@@ -168,7 +233,7 @@ def test_a_stateful_target_is_judged_against_eager_with_the_same_history(fidelit
     assert _status(r) == ("ok", "")
     assert r["checks"]["fresh_inputs"] == {
         "ran": True, "passed": True,
-        "why": "the target keeps state between calls: matches eager called with the same history",
+        "why": BOTH_SETS + "; the target keeps state between calls: matches eager called with the same history",
     }
 
 

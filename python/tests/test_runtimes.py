@@ -25,7 +25,10 @@ from opsweep.paths.context import ProbeContext
 from opsweep.runtimes import BY_ID, RuntimeSpec
 from opsweep.runtimes.client import RuntimeHost
 from opsweep.runtimes.verdicts import judge_runtime
+from opsweep.fresh_set import set_words
 
+# what a passed fresh-input check says when both default sets ran (opsweep/fresh_set.py)
+BOTH_SETS = set_words(["redrawn", "shifted"])
 torch.set_num_threads(1)
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 FAKES = os.path.join(FIXTURES, "fake_runtimes.py")
@@ -71,7 +74,7 @@ def test_a_graph_every_runtime_runs(tmp_path, host):
     got = verdicts(c, model, tmp_path, host)
     for rid, v in got.items():
         assert (v["status"], v["step"], v["error"]) == ("ok", "", None), (rid, v)
-        assert v["checks"]["fresh_inputs"] == {"ran": True, "passed": True, "why": ""}, (rid, v)
+        assert v["checks"]["fresh_inputs"] == {"ran": True, "passed": True, "why": BOTH_SETS}, (rid, v)
         assert v["timings"]["total_s"] >= 0
 
 

@@ -11,8 +11,9 @@ loads it.
 - ``atol`` and ``note``: when its float32 result is not within the default tolerance of its float64
   result (the module and float inputs in double), the tolerance measured: ``TOLERANCE_FACTOR`` times
   the largest error, rounded up to two significant digits, and the note says so;
-- ``fresh``: None when the harness's fresh-input set is valid for the call (floats redrawn in their
-  recorded range, integer and bool inputs kept: opsweep.fresh_set), else the reason it is not
+- ``fresh``: None when the harness's fresh-input sets are valid for the call (floats redrawn in their
+  recorded range, or shifted and scaled within it; integer and bool inputs kept: opsweep.fresh_set),
+  else the reason the first that is not fails
   (the eager call raises on it, gives non-finite values where the trace inputs did not, or another
   output structure), which the registry writes as ``fresh_inputs="reason"``.
 """
@@ -64,7 +65,7 @@ def _finite(ts: list[torch.Tensor]) -> list[bool]:
 
 def check_case(case: Any, on_step: Callable[[int, str], None] = lambda step, what: None) -> dict:
     """The checks above, in order (each step announced, so a hang is pinned to it)."""
-    from opsweep.harvest.harness import draw_fresh_inputs, outputs_equal
+    from opsweep.harvest.harness import SET_WORDS, fresh_sets, outputs_equal
 
     out: dict = {"drop": None, "check": True, "atol": None, "note": "", "fresh": None}
     on_step(0, "eager")
@@ -108,15 +109,18 @@ def check_case(case: Any, on_step: Callable[[int, str], None] = lambda step, wha
                            f"(measured by opsweep harvest; {TOLERANCE_FACTOR:g} times that)")
 
     on_step(3, "fresh inputs")
-    fresh, _why = draw_fresh_inputs(case)
-    if fresh is not None:
+    sets, _why = fresh_sets(case)
+    for name, fresh in sets:
+        words = SET_WORDS.get(name, name)
         try:
             again = _outputs(case, fresh, 0)
         except Exception as e:  # noqa: BLE001
-            out["fresh"] = f"the call raises on inputs redrawn in their recorded range: {_error(e)}"
+            out["fresh"] = f"the call raises on the fresh input set {words}: {_error(e)}"
             return out
         if len(again) != len(reference) or any(x.shape != y.shape for x, y in zip(again, reference)):
-            out["fresh"] = "its output shapes depend on the input values: redrawn inputs give other shapes"
-        elif any(r and not g for r, g in zip(_finite(reference), _finite(again))):
-            out["fresh"] = "inputs redrawn in their recorded range give non-finite outputs: not valid inputs for it"
+            out["fresh"] = f"its output shapes depend on the input values: the fresh input set {words} gives other shapes"
+            return out
+        if any(r and not g for r, g in zip(_finite(reference), _finite(again))):
+            out["fresh"] = f"the fresh input set {words} gives non-finite outputs: not valid inputs for it"
+            return out
     return out

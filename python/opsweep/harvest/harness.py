@@ -11,11 +11,17 @@ import torch
 
 try:
     from opsweep.case_module import make_module
-    from opsweep.fresh_set import draw_fresh_inputs
+    from opsweep.fresh_set import SET_WORDS, draw_fresh_inputs, fresh_sets
 except ImportError:  # pragma: no cover - an older harness
     from opsweep.paths.base import draw_fresh_inputs, make_module  # type: ignore[no-redef]
 
-__all__ = ["draw_fresh_inputs", "make_module", "outputs_equal", "seed_everything"]
+    SET_WORDS = {"redrawn": "redrawn in range"}
+
+    def fresh_sets(case):  # type: ignore[no-redef]
+        inputs, why = draw_fresh_inputs(case)
+        return ([("redrawn", inputs)] if inputs is not None else []), why
+
+__all__ = ["SET_WORDS", "draw_fresh_inputs", "fresh_sets", "make_module", "outputs_equal", "seed_everything"]
 
 
 def seed_everything(seed: int) -> None:

@@ -34,7 +34,7 @@ from opsweep.case import Case
 from opsweep.case_module import CaseModule, fresh_inputs, make_module
 from opsweep.compare import as_tensor, check_unverified, compare, seed_varying_dims
 from opsweep.evidence import first_line, scrub
-from opsweep.fresh_set import draw_fresh_inputs
+from opsweep.fresh_set import FreshSet, fresh_sets, perturbed, set_words, SET_WORDS
 from opsweep.library import Library
 from opsweep.paths.spec import Outcome
 from opsweep.randomness import (
@@ -116,7 +116,7 @@ class ProbeContext:
     # The state eager's call on the trace inputs updated (opsweep/state.py ``updated``): name ->
     # value after the call; empty when the call updates none (the usual case).
     state_expected: dict[str, Any] = dataclasses.field(default_factory=dict)
-    _fresh: tuple[tuple[torch.Tensor, ...] | None, str] | None = None
+    _fresh: tuple[list[FreshSet], str] | None = None
     _eager_cache: dict[Any, list[torch.Tensor] | BaseException] = dataclasses.field(default_factory=dict)
 
     def module(self, flat_outputs: bool) -> CaseModule:
@@ -125,23 +125,29 @@ class ProbeContext:
     def inputs(self) -> tuple[torch.Tensor, ...]:
         return fresh_inputs(self.case)
 
-    def fresh_set(self) -> tuple[tuple[torch.Tensor, ...] | None, str]:
-        """The fresh input set (drawn once per job) or (None, why there is none)."""
+    def fresh_sets(self) -> tuple[list[FreshSet], str]:
+        """The fresh input sets (drawn once per job; fresh copies on every call) or ([], why there
+        are none)."""
         if self._fresh is None:
-            self._fresh = draw_fresh_inputs(self.case)
-        inputs, why = self._fresh
-        return (tuple(x.clone() for x in inputs) if inputs is not None else None), why
+            self._fresh = fresh_sets(self.case)
+        sets, why = self._fresh
+        return [(name, tuple(x.clone() for x in inputs)) for name, inputs in sets], why
 
     def _input_set(self, which: str) -> tuple[torch.Tensor, ...]:
-        return self.inputs() if which == "trace" else self.fresh_set()[0]  # type: ignore[return-value]
+        """The inputs called ``which``: ``trace``, a fresh set's name, or ``perturbed:<name>``."""
+        if which == "trace":
+            return self.inputs()
+        name = which.removeprefix("perturbed:")
+        found = dict(self.fresh_sets()[0])[name]
+        return perturbed(found, self.case.name) if which != name else found
 
     def eager_on(self, which: str, seed: int) -> list[torch.Tensor] | BaseException:
-        """Eager's flat outputs on the ``trace`` or ``fresh`` inputs under ``seed``, each on a fresh
-        module (cached); the exception when eager raises there."""
+        """Eager's flat outputs on the inputs called ``which`` (``_input_set``) under ``seed``, each
+        on a fresh module (cached); the exception when eager raises there."""
         return self.eager_history([(which, seed)])
 
     def eager_history(self, calls: list[tuple[str, int]]) -> list[torch.Tensor] | BaseException:
-        """Eager's flat outputs of the LAST of ``calls`` ((``trace``/``fresh``, seed) pairs) made in
+        """Eager's flat outputs of the LAST of ``calls`` ((input set name, seed) pairs) made in
         turn on one fresh module (cached); the exception when eager raises."""
         key = tuple(calls)
         if key not in self._eager_cache:
@@ -298,44 +304,82 @@ class ProbeContext:
         return Outcome("mismatch", "compare", f"{STATE_LOST}: {problem}")
 
     def check_fresh(self, run: Runner, run_step: str, ok_status: str, ok_detail: str) -> Outcome | None:
-        """The fresh-input check of ``verify`` (after the trace inputs passed): ``run`` on the fresh
-        input set against eager there; the mismatch (detail ``FRESH_MISMATCH: ...``) when it fails,
-        else None. Its result goes to ``checks["fresh_inputs"]``; an exception of ``run`` escapes
-        marked ``opsweep_fresh_inputs``."""
-        inputs, why = self.fresh_set()
-        if inputs is None:
+        """The fresh-input check of ``verify`` (after the trace inputs passed): ``run`` on each fresh
+        input set (opsweep/fresh_set.py) against eager there; the first mismatch (detail
+        ``FRESH_MISMATCH (<set>): ...``) when one fails, else None. Its result, with the sets that
+        ran, goes to ``checks["fresh_inputs"]``; an exception of ``run`` escapes marked
+        ``opsweep_fresh_inputs``."""
+        sets, why = self.fresh_sets()
+        if not sets:
             self.checks["fresh_inputs"] = Check(False, None, why)
             return None
-        expected = self.eager_on("fresh", 0)
-        if isinstance(expected, BaseException):
-            self.checks["fresh_inputs"] = Check(False, None, f"eager raised on the fresh inputs: {_describe(expected)}")
+        ran: list[str] = []
+        called: list[str] = []  # the sets the capture has been run on so far, in order
+        skipped: list[str] = []
+        notes: list[str] = []
+        for name, inputs in sets:
+            expected = self.eager_on(name, 0)
+            if isinstance(expected, BaseException):
+                skipped.append(f"eager raised on the {SET_WORDS.get(name, name)} set: {_describe(expected)}")
+                continue
+            self.step = run_step
+            seed_everything(0)
+            try:
+                actual = run(inputs)
+            except Exception as e:  # noqa: BLE001
+                self.checks["fresh_inputs"] = Check(
+                    True, False, f"raised {type(e).__name__} on the {SET_WORDS.get(name, name)} set")
+                e.opsweep_fresh_inputs = True  # type: ignore[attr-defined]
+                raise
+            self.step = "compare"
+            verdict = self._judge_fresh_set(name, called, expected, actual, ok_status, ok_detail)
+            called.append(name)
+            if verdict is None:
+                ran.append(name)
+                continue
+            if isinstance(verdict, str):
+                notes.append(verdict)
+                if verdict.startswith("the target keeps state"):
+                    ran.append(name)
+                else:
+                    skipped.append(verdict)
+                continue
+            self.checks["fresh_inputs"] = Check(True, False, f"on the {SET_WORDS.get(name, name)} set: {verdict.detail}")
+            return Outcome("mismatch", "compare", f"{FRESH_MISMATCH} ({SET_WORDS.get(name, name)}): {verdict.detail}")
+        if not ran:
+            self.checks["fresh_inputs"] = Check(False, None, "; ".join(skipped))
             return None
-        self.step = run_step
-        seed_everything(0)
-        try:
-            actual = run(inputs)
-        except Exception as e:  # noqa: BLE001
-            self.checks["fresh_inputs"] = Check(True, False, f"raised {type(e).__name__} on the fresh inputs")
-            e.opsweep_fresh_inputs = True  # type: ignore[attr-defined]
-            raise
-        outcome = self.judge_against(expected, actual, ok_status, ok_detail, "fresh")
-        self.step = "compare"
+        stateful = sorted({n for n in notes if n.startswith("the target keeps state")})
+        self.checks["fresh_inputs"] = Check(True, True, "; ".join([set_words(ran), *stateful, *skipped]))
+        return None
+
+    def _judge_fresh_set(self, name: str, before: list[str], expected: list[torch.Tensor], actual: list[Any],
+                         ok_status: str, ok_detail: str) -> Outcome | str | None:
+        """One fresh set's judgement: None when the capture matches eager there; the mismatch
+        (Outcome) when it does not; a text when the set cannot decide (eager itself is unstable
+        on it) or the difference is the target's own state between calls. ``before``: the fresh
+        sets the capture ran on earlier in this check, in order."""
+        outcome = self.judge_against(expected, actual, ok_status, ok_detail, name)
         if outcome.status != "mismatch":
-            self.checks["fresh_inputs"] = Check(True, True, "")
             return None
+        words = SET_WORDS.get(name, name)
         # The captured program has been called before (on the trace inputs), the eager reference
         # was a fresh module: a target that keeps state between calls differs for that reason
-        # alone. Eager with the same history (trace inputs, then fresh) decides.
-        history = self.eager_history([("trace", 0), ("fresh", 0)])
+        # alone. Eager with the same history (trace inputs, the earlier sets, this set) decides.
+        history = self.eager_history([("trace", 0), *((b, 0) for b in before), (name, 0)])
         if (not isinstance(history, BaseException)
-                and self.judge_against(expected, history, ok_status, "", "fresh").status == "mismatch"):
-            if self.judge_against(history, actual, ok_status, "", "fresh").status != "mismatch":
-                self.checks["fresh_inputs"] = Check(
-                    True, True, "the target keeps state between calls: matches eager called with the same history"
-                )
-                return None
-        self.checks["fresh_inputs"] = Check(True, False, outcome.detail)
-        return Outcome("mismatch", "compare", f"{FRESH_MISMATCH}: {outcome.detail}")
+                and self.judge_against(expected, history, ok_status, "", name).status == "mismatch"):
+            if self.judge_against(history, actual, ok_status, "", name).status != "mismatch":
+                return "the target keeps state between calls: matches eager called with the same history"
+        # A set on which float32 rounding alone moves eager's answer beyond the tolerance cannot
+        # tell a capture's error from its different order of operations: it decides nothing.
+        if self.case.check:
+            nudged = self.eager_on("perturbed:" + name, 0)
+            if (not isinstance(nudged, BaseException)
+                    and self.judge_against(expected, nudged, ok_status, "", name).status == "mismatch"):
+                return (f"the {words} set decides nothing: eager's own outputs there move beyond the tolerance "
+                        "when the inputs move by a few units in the last place")
+        return outcome
 
     def check_randomness(self, run: Runner, run_step: str, actual: list[Any], ok_detail: str) -> Outcome | None:
         """The randomness check of ``verify`` (check=False cases, after the fresh-input check):
