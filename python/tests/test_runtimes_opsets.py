@@ -131,7 +131,7 @@ def test_an_opsets_session_runs_through_the_paths_own_call(requested, monkeypatc
     assert r["status"] == "ok", r
     for key in ("opset17", "opset23"):
         assert r["subverdicts"][key]["status"] == "ok", (key, r["subverdicts"][key])
-    assert calls == [2] * 6  # trace and fresh inputs: the path's own verdict, then each opset's
+    assert calls == [2] * 9  # trace inputs and the two fresh sets: the path's own verdict, then each opset's
 
 
 def test_an_opset_the_environments_onnxruntime_cannot_load_is_refused(monkeypatch):
