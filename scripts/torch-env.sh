@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds a named, pinned Python environment for one torch release, so that one checkout can survey
-# the same registries under several torch releases (docs/torch-matrix.md).
+# the same registries under several torch releases (docs/torch-matrix.md), or for a library that needs
+# a torch build of its own (envs/torchvision-0.28.0.txt: PyPI's torchvision loads its operators only
+# next to PyPI's torch).
 #
 #   bash scripts/torch-env.sh 2.9.1            # build (or reuse) the venv; last stdout line: its python
 #   PY=$(bash scripts/torch-env.sh 2.9.1)      # ... then: opsweep run --python "$PY" --db ...
 #   bash scripts/torch-env.sh 2.9.1 --check    # only verify an existing venv (imports, versions)
-#   bash scripts/torch-env.sh --list           # the releases that have a requirements file
+#   bash scripts/torch-env.sh --list           # the environments that have a requirements file
+#   bash scripts/torch-env.sh torchvision-0.28.0   # a named environment: envs/torchvision-0.28.0.txt
 #   bash scripts/torch-env.sh 2.9.1 --library-from ~/src/kornia   # survey a checkout, not the pinned release
 #
 # Contract:
@@ -13,7 +16,13 @@
 #   numpy, the runtimes, the surveyed library; what those depend on is pinned by the constraints file
 #   it names, envs/constraints/torch-R.txt). Its venv is <root>/torch-R, root = --root DIR, else
 #   $OPSWEEP_ENV_ROOT, else <checkout>/.opsweep/envs (gitignored). It never touches the Python that
-#   runs this script: the venv is created without system site-packages.
+#   runs this script: the venv is created without system site-packages. A named environment NAME
+#   (lowercase letters, digits, '.', '-'; not X.Y.Z) is envs/NAME.txt, its venv <root>/NAME, its torch
+#   release the file's `torch==` pin.
+# - Directives in the requirements file's comments: `# opsweep-env: pypi-only` installs from PyPI alone
+#   (the machine's pip configuration, find-links and extra indexes are set aside: a local CPU build of
+#   torch must not win over PyPI's); `# opsweep-env: verify MOD ...` names the modules the check
+#   imports (default: torch kornia onnx onnxscript onnxruntime numpy openvino tract).
 # - The harness is not copied into the venv: a .pth file puts this checkout's python/ on its path, so
 #   `python -m opsweep.worker` runs the checkout's own harness (engine, harness and page stay one build,
 #   and the harness digests in the job keys are those of the checkout).
@@ -46,6 +55,12 @@ releases() {
     f=${f##*/torch-}
     echo "${f%.txt}"
   done | sort -t. -k1,1n -k2,2n -k3,3n
+  for f in "$envs_dir"/*.txt; do
+    [ -e "$f" ] || continue
+    f=${f##*/}
+    case "$f" in torch-*) continue ;; esac
+    echo "${f%.txt}"
+  done | sort
 }
 
 release=""
@@ -76,12 +91,25 @@ if [ "$mode" = list ]; then
   exit 0
 fi
 [ -n "$release" ] || { usage; exit 2; }
-[[ "$release" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die_usage "'$release' is not a torch release (want X.Y.Z, e.g. 2.9.1)"
-req="$envs_dir/torch-$release.txt"
+if [[ "$release" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+  name="torch-$release"
+elif [[ "$release" =~ ^[a-z][a-z0-9.-]*$ ]]; then
+  name=$release
+else
+  die_usage "'$release' is not a torch release (X.Y.Z, e.g. 2.9.1) or an environment name (envs/NAME.txt)"
+fi
+req="$envs_dir/$name.txt"
 if [ ! -f "$req" ]; then
   known=$(releases | tr '\n' ' ')
-  die_usage "no requirements file envs/torch-$release.txt (known releases: ${known% })"
+  die_usage "no requirements file envs/$name.txt (known: ${known% })"
 fi
+if [ "$name" != "torch-$release" ]; then
+  release=$(sed -n 's/^torch==\([0-9][0-9.]*\).*/\1/p' "$req" | head -n 1)
+  [ -n "$release" ] || die_usage "envs/$name.txt pins no torch (want a line torch==X.Y.Z)"
+fi
+pypi_only=$(grep -c '^# opsweep-env: pypi-only' "$req" || true)
+verify_mods=$(sed -n 's/^# opsweep-env: verify //p' "$req" | head -n 1)
+verify_mods=${verify_mods:-torch kornia onnx onnxscript onnxruntime numpy openvino tract}
 [ -n "$root" ] || die_usage "--root is empty"
 if [ -n "$library_from" ]; then
   [ -d "$library_from" ] || die_usage "--library-from $library_from is not a folder"
@@ -89,7 +117,7 @@ if [ -n "$library_from" ]; then
 fi
 mkdir -p "$root"
 root=$(cd "$root" && pwd)
-venv="$root/torch-$release"
+venv="$root/$name"
 py="$venv/bin/python"
 stamp="$venv/opsweep-env.stamp"
 
@@ -97,6 +125,7 @@ stamp="$venv/opsweep-env.stamp"
 # relative to envs/), this harness.
 want_stamp() {
   echo "release $release"
+  [ "$name" = "torch-$release" ] || echo "environment $name"
   echo "harness $checkout/python"
   [ -z "$library_from" ] || echo "library-from $library_from"
   sha256sum "$req" | cut -d' ' -f1
@@ -108,10 +137,10 @@ want_stamp() {
 # Imports what the workers need and prints the measured versions as one JSON object; fails (exit 1)
 # when an import fails or torch is not the release asked for.
 verify() {
-  "$py" - "$release" "$checkout/python" <<'PY'
+  "$py" - "$release" "$checkout/python" "$verify_mods" <<'PY'
 import importlib, importlib.metadata, json, os, sys
 release, harness = sys.argv[1], sys.argv[2]
-mods = ["torch", "kornia", "onnx", "onnxscript", "onnxruntime", "numpy", "openvino", "tract", "opsweep.worker"]
+mods = [*sys.argv[3].split(), "opsweep.worker"]
 versions, errors = {}, []
 for name in mods:
     try:
@@ -139,15 +168,15 @@ PY
 }
 
 if [ "$mode" = check ]; then
-  [ -x "$py" ] || { say "no environment at $venv (build it: bash scripts/torch-env.sh $release)"; exit 1; }
+  [ -x "$py" ] || { say "no environment at $venv (build it: bash scripts/torch-env.sh $name)"; exit 1; }
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(want_stamp)" ] ||
-    say "warning: $venv is not built from the current envs/torch-$release.txt (rebuild it)"
+    say "warning: $venv is not built from the current envs/$name.txt (rebuild it)"
   verify
   exit $?
 fi
 
 if [ "$mode" = build ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(want_stamp)" ] && [ -x "$py" ]; then
-  say "reusing $venv (built from the current envs/torch-$release.txt)"
+  say "reusing $venv (built from the current envs/$name.txt)"
   echo "$py"
   exit 0
 fi
@@ -172,11 +201,16 @@ if [ -e "$venv" ]; then
   say "removing $venv (incomplete, stale or --rebuild)"
   rm -rf "$venv"
 fi
-say "building $venv from envs/torch-$release.txt"
+say "building $venv from envs/$name.txt"
 "$base_python" -m venv "$venv"
 # The requirements file is the whole constraint: lift the machine's cap for this install only.
-PIP_CONSTRAINT=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 "$py" -m pip install --no-input -r "$req" >&2 ||
-  { say "pip install -r envs/torch-$release.txt failed (the venv at $venv is left unstamped)"; exit 1; }
+pip_env=(PIP_CONSTRAINT=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1)
+if [ "$pypi_only" != 0 ]; then
+  say "installing from PyPI alone (# opsweep-env: pypi-only)"
+  pip_env+=(PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= PIP_EXTRA_INDEX_URL= PIP_INDEX_URL=https://pypi.org/simple)
+fi
+env "${pip_env[@]}" "$py" -m pip install --no-input -r "$req" >&2 ||
+  { say "pip install -r envs/$name.txt failed (the venv at $venv is left unstamped)"; exit 1; }
 if [ -n "$library_from" ]; then
   PIP_CONSTRAINT=/dev/null "$py" -m pip install --no-input --no-deps -e "$library_from" >&2 ||
     { say "pip install -e $library_from failed (the venv at $venv is left unstamped)"; exit 1; }

@@ -62,7 +62,7 @@ import pickletools
 import sys
 from typing import Any
 
-from opsweep import __version__, shapes, standalone
+from opsweep import __version__, shapes, standalone, state
 from opsweep.case import Case, RegistryError, materialize
 from opsweep.case_module import make_module
 from opsweep.compare import check_unverified, compare, seed_varying_dims
@@ -71,6 +71,7 @@ from opsweep.flatten import flatten
 from opsweep.fresh_set import SET_WORDS, fresh_sets, perturbed
 from opsweep.job import eager_calls, run_job
 from opsweep.paths import PATHS
+from opsweep.paths.context import _form
 from opsweep.paths.spec import PathSpec
 from opsweep.randomness import seed_everything
 from opsweep.toolkit.wrappers import Forwarding
@@ -230,6 +231,8 @@ def _target_plan(case: Case) -> dict[str, Any]:
 # what the common parts call, copied into every script
 _HARNESS = (make_module, eager_calls, seed_everything, flatten, compare, check_unverified, seed_varying_dims,
             root_cause, type_name, Forwarding, perturbed, ("opsweep.paths.context", "FRESH_MISMATCH"),
+            ("opsweep.paths.context", "STATE_LOST"), _form, state.snapshot, state.updated, state.read,
+            state.compare_state,
             ("opsweep.randomness", "MORE_RANDOM_SEEDS"))
 # and what the part of the dynamic-shape paths calls
 _AT_SHAPES_HARNESS = (shapes.shape_text, shapes.dynamic_shapes_spec)
@@ -394,6 +397,57 @@ expected = eager([(INPUTS, 0)])[-1]
 print(f"eager: {len(expected)} outputs, shapes {[list(t.shape) for t in expected]}")
 
 
+def eager_state():
+    """The state eager's call on INPUTS updates (opsweep.state: buffers, parameters and public
+    tensor attributes whose value the call changed), name -> value after the call; usually {}."""
+    m = module(False)
+    before = snapshot(m)
+    seed_everything(0)
+    with torch.no_grad():
+        m(*(x.clone() for x in INPUTS))
+    return updated(m, before)
+
+
+STATE = eager_state()
+if STATE:
+    print(f"eager's call updates the module's state: {', '.join(sorted(STATE))}")
+
+
+def state_after_call(fresh_module):
+    """A state reader for a capture whose state lives in a module: ``fresh_module()`` called once on
+    INPUTS under seed 0, its state under the names asked for (opsweep's exported_state)."""
+    def read_state(names):
+        m = fresh_module()
+        seed_everything(0)
+        with torch.no_grad():
+            m(*(x.clone() for x in INPUTS))
+        return read(m, names)
+    return read_state
+
+
+def check_state(state, what):
+    """The state check, as opsweep's verify does it after the first call: eager's updated state
+    against the capture's (``state``: a module already called once, a reader of names, or None for
+    a capture that returns outputs only); a capture that does not keep the update fails."""
+    if not STATE:
+        return
+    names = sorted(STATE)
+    if state is None:
+        actual = None
+    elif isinstance(state, torch.nn.Module):
+        actual = read(state, names)
+    else:
+        actual = state(names)
+    expected_state = STATE
+    if not CHECK:  # a random case's state values are draws: compare their form only
+        expected_state = {n: _form(v) for n, v in STATE.items()}
+        actual = None if actual is None else {n: _form(v) for n, v in actual.items()}
+    problem = compare_state(expected_state, actual, ATOL, RTOL)
+    if problem:
+        failed(f"mismatch ({what} vs eager): {STATE_LOST}: {problem}")
+    print(f"state: the {what} keeps eager's update of {', '.join(names)}")
+
+
 def on_fresh(run, step, what):
     """The capture on each fresh input set too, as opsweep checks it: a capture that baked in a
     value of its trace inputs (a threshold, a size, a statistic, a branch taken) matches eager on
@@ -428,9 +482,10 @@ def on_fresh(run, step, what):
         before.append(fresh)
 
 
-def check(run, step, what):
-    """The capture's run on the trace inputs judged against eager, then, as the survey does, on
-    the fresh input set: the first failure ends the script."""
+def check(run, step, what, state=None):
+    """The capture's run on the trace inputs judged against eager, then its state (``state``, as
+    check_state takes it) when eager's call updates the module's, then, as the survey does, each
+    fresh input set: the first failure ends the script."""
     try:
         actual = run_on(run, INPUTS)
     except Exception as e:
@@ -438,6 +493,7 @@ def check(run, step, what):
     problem = judge(expected, actual, INPUTS)
     if problem:
         failed(f"mismatch ({what} vs eager): {problem}")
+    check_state(state, what)
     on_fresh(run, step, what)
 '''
 

@@ -356,3 +356,32 @@ def test_a_wrapper_that_declares_its_forwarding_is_called_through_it(no_opsweep,
     assert "import cloudpickle" not in script and "target = Forwarding(" in script
     proc, verdict = _run_script(folder, no_opsweep)
     assert proc.returncode == 0 and verdict.startswith("ok:"), proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("name,path,lost", [("Total", "export", True), ("Total", "compile", False),
+                                            ("BufferTotal", "export", False)])
+def test_the_reproducer_checks_the_state_the_call_updates(no_opsweep, tmp_path, name, path, lost):
+    """The state check runs in the script as in the survey: torch.export drops the update of a
+    plain tensor attribute (Total: a mismatch, 'state update lost', the record's own detail) and
+    keeps a buffer's; torch.compile keeps both."""
+    from opsweep.library import load_library as load
+
+    c = {lc.case.name: lc.case for lc in load_registries([os.path.join(FIXTURES, "cases_stateful.py")])}[name]
+    library = load("stateful_ops")
+    evidence.use_library(library)
+    try:
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", INDUCTOR_CACHE)
+        record = run_job(c, path, library=library, threads=1)
+    finally:
+        evidence.use_library(None)
+    folder = tmp_path / f"{name}-{path}"
+    repro.write_repro(c, path, str(folder), library="stateful_ops")
+    proc, verdict = _run_script(folder, no_opsweep)
+    assert "eager's call updates the module's state: target.total" in proc.stdout, proc.stdout
+    if lost:
+        assert record["status"] == "mismatch" and record["detail"].startswith("state update lost"), record["detail"]
+        assert proc.returncode == 1 and verdict.split("): ", 1)[1] == record["detail"], (verdict, record["detail"])
+    else:
+        assert record["status"] in ("ok", "ok-breaks"), record
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "keeps eager's update of target.total" in proc.stdout, proc.stdout

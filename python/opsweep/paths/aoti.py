@@ -125,7 +125,7 @@ try:
     run = package_runner(package)
 except Exception as e:
     failed("load", e)
-check(run, "run", "AOTInductor package")
+check(run, "run", "AOTInductor package", state=state_after_call(program.module))
 print("opsweep-repro: ok: the AOTInductor package matches eager")
 ''',
     calls=(compile_package, package_runner),

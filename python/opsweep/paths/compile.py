@@ -221,7 +221,8 @@ configure_inductor(1)
 counter = BreakCounter()
 torch._dynamo.reset()
 try:
-    compiled = torch.compile(module(False), backend=counter, fullgraph=False)
+    target = module(False)
+    compiled = torch.compile(target, backend=counter, fullgraph=False)
 except Exception as e:
     failed("compile", e)
 
@@ -233,7 +234,7 @@ def run_compiled(xs):
     return out
 
 
-check(run_compiled, "compile", "compiled")
+check(run_compiled, "compile", "compiled", state=target)
 if not counter.clean():
     print("the first call broke the graph: torch._dynamo.explain(module(False))(*INPUTS) counts the breaks")
     torch._dynamo.reset()

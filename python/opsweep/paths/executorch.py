@@ -196,7 +196,7 @@ try:
     run = runtime_runner(buffer)
 except Exception as e:
     failed("load", e)
-check(run, "run", "ExecuTorch program")
+check(run, "run", "ExecuTorch program", state=state_after_call(program.module))
 print("opsweep-repro: ok: the ExecuTorch program matches eager")
 ''',
     calls=(delegation, runtime_runner),

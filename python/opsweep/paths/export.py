@@ -77,7 +77,7 @@ try:
     run = program_runner(program)
 except Exception as e:
     failed("export", e)
-check(run, "run", "exported program")
+check(run, "run", "exported program", state=run.module)
 print("opsweep-repro: ok: the exported program matches eager")
 ''',
     calls=(program_runner,),
