@@ -248,3 +248,19 @@ def test_matrix_merge_refuses_a_release_with_a_shard_missing(workspace):
         p = subprocess.run(["bash", str(REPO / "scripts" / "ci" / "matrix-shard.sh"), *bad], cwd=ws, env=env,
                            capture_output=True, text=True, timeout=60)
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, (bad, p.stderr)
+
+
+def test_torch_env_names_environments_and_refuses_bad_ones(tmp_path):
+    """scripts/torch-env.sh: a torch release (X.Y.Z) or a named environment (envs/NAME.txt, its torch
+    the file's torch== pin); a name that is neither, or has no file, is one line and exit 2, before
+    anything is built."""
+    script = str(REPO / "scripts" / "torch-env.sh")
+    listed = subprocess.run(["bash", script, "--list"], capture_output=True, text=True, check=True).stdout.split()
+    assert "torchvision-0.28.0" in listed and "2.13.0" in listed, listed
+    env_file = (REPO / "envs" / "torchvision-0.28.0.txt").read_text()
+    assert "# opsweep-env: pypi-only" in env_file and "torch==2.13.0" in env_file and "torchvision==0.28.0" in env_file
+    for bad, says in (("Bad_Name", "is not a torch release"), ("nosuch-1.0", "no requirements file envs/nosuch-1.0.txt")):
+        proc = subprocess.run(["bash", script, bad, "--root", str(tmp_path)], capture_output=True, text=True)
+        assert proc.returncode == 2 and says in proc.stderr, (bad, proc.returncode, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not any(tmp_path.iterdir())  # nothing built
