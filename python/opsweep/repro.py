@@ -71,7 +71,6 @@ from opsweep.flatten import flatten
 from opsweep.fresh_set import SET_WORDS, fresh_sets, perturbed
 from opsweep.job import eager_calls, run_job
 from opsweep.paths import PATHS
-from opsweep.paths.context import _form
 from opsweep.paths.spec import PathSpec
 from opsweep.randomness import seed_everything
 from opsweep.toolkit.wrappers import Forwarding
@@ -231,8 +230,8 @@ def _target_plan(case: Case) -> dict[str, Any]:
 # what the common parts call, copied into every script
 _HARNESS = (make_module, eager_calls, seed_everything, flatten, compare, check_unverified, seed_varying_dims,
             root_cause, type_name, Forwarding, perturbed, ("opsweep.paths.context", "FRESH_MISMATCH"),
-            ("opsweep.paths.context", "STATE_LOST"), _form, state.snapshot, state.updated, state.read,
-            state.compare_state,
+            ("opsweep.paths.context", "STATE_LOST"), state.snapshot, state.updated, state.read,
+            state.capture_problem,
             ("opsweep.randomness", "MORE_RANDOM_SEEDS"))
 # and what the part of the dynamic-shape paths calls
 _AT_SHAPES_HARNESS = (shapes.shape_text, shapes.dynamic_shapes_spec)
@@ -431,21 +430,10 @@ def check_state(state, what):
     a capture that returns outputs only); a capture that does not keep the update fails."""
     if not STATE:
         return
-    names = sorted(STATE)
-    if state is None:
-        actual = None
-    elif isinstance(state, torch.nn.Module):
-        actual = read(state, names)
-    else:
-        actual = state(names)
-    expected_state = STATE
-    if not CHECK:  # a random case's state values are draws: compare their form only
-        expected_state = {n: _form(v) for n, v in STATE.items()}
-        actual = None if actual is None else {n: _form(v) for n, v in actual.items()}
-    problem = compare_state(expected_state, actual, ATOL, RTOL)
+    problem = capture_problem(STATE, state, CHECK, ATOL, RTOL)
     if problem:
         failed(f"mismatch ({what} vs eager): {STATE_LOST}: {problem}")
-    print(f"state: the {what} keeps eager's update of {', '.join(names)}")
+    print(f"state: the {what} keeps eager's update of {', '.join(STATE)}")
 
 
 def on_fresh(run, step, what):

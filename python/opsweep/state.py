@@ -150,3 +150,32 @@ def compare_state(expected: dict[str, Any], actual: dict[str, Any] | None, atol:
     return (f"the call updates the module's {names}; the capture's {', '.join(lost)} "
             f"{'is' if len(lost) == 1 else 'are'} not eager's after the call "
             f"({first}: eager {_shown(expected[first])}, capture {_shown(actual.get(first))})")
+
+
+def form(value: Any) -> Any:
+    """A state value with its values left out: zeros of its shape and dtype (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return tuple(form(v) for v in value)
+    return torch.zeros(value.shape, dtype=value.dtype)
+
+
+def capture_problem(expected: dict[str, Any], captured: Any, check: bool, atol: float, rtol: float) -> str | None:
+    """What differs between eager's updated state (``expected``) and the state a capture leaves
+    after its first call, in words; None when it kept the update. ``captured``: the captured module
+    (already called once), a function that gives its state under the names it is given, or None
+    for a capture that returns outputs only. For a check=False case only the state's shapes and
+    dtypes are compared (its values are draws)."""
+    names = list(expected)
+    if captured is None:
+        actual = None
+    elif isinstance(captured, torch.nn.Module):
+        actual = read(captured, names)
+    else:
+        actual = captured(names)
+    if not check:
+        expected = {n: form(v) for n, v in expected.items()}
+        actual = None if actual is None else {n: form(v) for n, v in actual.items()}
+    return compare_state(expected, actual, atol, rtol)
+

@@ -50,6 +50,8 @@ from opsweep.randomness import (
 
 # Detail prefixes the reason rules key on (rules/outcomes.json); part of the record format.
 FRESH_MISMATCH = "matches eager on its trace inputs only; on fresh inputs"
+# What a passed fresh-input check adds when a set differed only by the target's own state.
+FRESH_STATEFUL = "the target keeps state between calls: matches eager called with the same history"
 RANDOMNESS_FROZEN = "randomness frozen at capture"
 # A check=False case that draws no randomness reaching its outputs, and differs from eager.
 DETERMINISTIC_MISMATCH = "no randomness reaches the outputs (eager's are the same under every seed), and they differ"
@@ -128,18 +130,21 @@ class ProbeContext:
     def fresh_sets(self) -> tuple[list[FreshSet], str]:
         """The fresh input sets (drawn once per job; fresh copies on every call) or ([], why there
         are none)."""
+        sets, why = self._drawn_sets()
+        return [(name, tuple(x.clone() for x in inputs)) for name, inputs in sets], why
+
+    def _drawn_sets(self) -> tuple[list[FreshSet], str]:
         if self._fresh is None:
             self._fresh = fresh_sets(self.case)
-        sets, why = self._fresh
-        return [(name, tuple(x.clone() for x in inputs)) for name, inputs in sets], why
+        return self._fresh
 
     def _input_set(self, which: str) -> tuple[torch.Tensor, ...]:
         """The inputs called ``which``: ``trace``, a fresh set's name, or ``perturbed:<name>``."""
         if which == "trace":
             return self.inputs()
         name = which.removeprefix("perturbed:")
-        found = dict(self.fresh_sets()[0])[name]
-        return perturbed(found, self.case.name) if which != name else found
+        found = dict(self._drawn_sets()[0])[name]
+        return perturbed(found, self.case.name) if which != name else tuple(x.clone() for x in found)
 
     def eager_on(self, which: str, seed: int) -> list[torch.Tensor] | BaseException:
         """Eager's flat outputs on the inputs called ``which`` (``_input_set``) under ``seed``, each
@@ -282,21 +287,10 @@ class ProbeContext:
         """The state check of ``verify``, right after the first call: ``outcome`` when the captured
         module's state is eager's after the call, else the mismatch (``STATE_LOST: ...``). For a
         check=False case only the state's shapes and dtypes are compared (its values are draws)."""
-        from opsweep.state import compare_state, read
+        from opsweep.state import capture_problem
 
         self.step = "compare"
-        names = list(self.state_expected)
-        if captured is None:
-            actual = None
-        elif isinstance(captured, torch.nn.Module):
-            actual = read(captured, names)
-        else:
-            actual = captured(names)
-        expected = self.state_expected
-        if not self.case.check:  # a random case's state values are draws: compare their form only
-            expected = {n: _form(v) for n, v in expected.items()}
-            actual = None if actual is None else {n: _form(v) for n, v in actual.items()}
-        problem = compare_state(expected, actual, self.case.atol, self.case.rtol)
+        problem = capture_problem(self.state_expected, captured, self.case.check, self.case.atol, self.case.rtol)
         if problem is None:
             self.checks["state"] = Check(True, True, "")
             return outcome
@@ -313,73 +307,69 @@ class ProbeContext:
         if not sets:
             self.checks["fresh_inputs"] = Check(False, None, why)
             return None
-        ran: list[str] = []
-        called: list[str] = []  # the sets the capture has been run on so far, in order
-        skipped: list[str] = []
-        notes: list[str] = []
+        called: list[str] = []  # the sets the capture has been run on, in order (its history)
+        ran: list[str] = []  # those that decided
+        skipped: list[str] = []  # why a set decided nothing
+        stateful = False
         for name, inputs in sets:
+            words = SET_WORDS.get(name, name)
             expected = self.eager_on(name, 0)
             if isinstance(expected, BaseException):
-                skipped.append(f"eager raised on the {SET_WORDS.get(name, name)} set: {_describe(expected)}")
+                skipped.append(f"eager raised on the {words} set: {_describe(expected)}")
                 continue
             self.step = run_step
             seed_everything(0)
             try:
                 actual = run(inputs)
             except Exception as e:  # noqa: BLE001
-                self.checks["fresh_inputs"] = Check(
-                    True, False, f"raised {type(e).__name__} on the {SET_WORDS.get(name, name)} set")
+                self.checks["fresh_inputs"] = Check(True, False, f"raised {type(e).__name__} on the {words} set")
                 e.opsweep_fresh_inputs = True  # type: ignore[attr-defined]
                 raise
             self.step = "compare"
-            verdict = self._judge_fresh_set(name, called, expected, actual, ok_status, ok_detail)
+            kind, detail = self._judge_fresh_set(name, called, expected, actual, ok_status, ok_detail)
             called.append(name)
-            if verdict is None:
-                ran.append(name)
+            if kind == "mismatch":
+                self.checks["fresh_inputs"] = Check(True, False, f"on the {words} set: {detail}")
+                return Outcome("mismatch", "compare", f"{FRESH_MISMATCH} ({words}): {detail}")
+            if kind == "undecided":
+                skipped.append(detail)
                 continue
-            if isinstance(verdict, str):
-                notes.append(verdict)
-                if verdict.startswith("the target keeps state"):
-                    ran.append(name)
-                else:
-                    skipped.append(verdict)
-                continue
-            self.checks["fresh_inputs"] = Check(True, False, f"on the {SET_WORDS.get(name, name)} set: {verdict.detail}")
-            return Outcome("mismatch", "compare", f"{FRESH_MISMATCH} ({SET_WORDS.get(name, name)}): {verdict.detail}")
+            stateful = stateful or kind == "stateful"
+            ran.append(name)
         if not ran:
             self.checks["fresh_inputs"] = Check(False, None, "; ".join(skipped))
             return None
-        stateful = sorted({n for n in notes if n.startswith("the target keeps state")})
-        self.checks["fresh_inputs"] = Check(True, True, "; ".join([set_words(ran), *stateful, *skipped]))
+        notes = [FRESH_STATEFUL] if stateful else []
+        self.checks["fresh_inputs"] = Check(True, True, "; ".join([set_words(ran), *notes, *skipped]))
         return None
 
     def _judge_fresh_set(self, name: str, before: list[str], expected: list[torch.Tensor], actual: list[Any],
-                         ok_status: str, ok_detail: str) -> Outcome | str | None:
-        """One fresh set's judgement: None when the capture matches eager there; the mismatch
-        (Outcome) when it does not; a text when the set cannot decide (eager itself is unstable
-        on it) or the difference is the target's own state between calls. ``before``: the fresh
-        sets the capture ran on earlier in this check, in order."""
+                         ok_status: str, ok_detail: str) -> tuple[str, str]:
+        """One fresh set's judgement, (kind, detail): ``passed``; ``stateful`` (the difference is the
+        target's own state between calls); ``undecided`` (eager itself is unstable on the set: the
+        detail says so); ``mismatch`` (the detail says what differs). ``before``: the fresh sets the
+        capture ran on earlier in this check."""
         outcome = self.judge_against(expected, actual, ok_status, ok_detail, name)
         if outcome.status != "mismatch":
-            return None
-        words = SET_WORDS.get(name, name)
+            return "passed", ""
         # The captured program has been called before (on the trace inputs), the eager reference
         # was a fresh module: a target that keeps state between calls differs for that reason
         # alone. Eager with the same history (trace inputs, the earlier sets, this set) decides.
         history = self.eager_history([("trace", 0), *((b, 0) for b in before), (name, 0)])
         if (not isinstance(history, BaseException)
-                and self.judge_against(expected, history, ok_status, "", name).status == "mismatch"):
-            if self.judge_against(history, actual, ok_status, "", name).status != "mismatch":
-                return "the target keeps state between calls: matches eager called with the same history"
+                and self.judge_against(expected, history, ok_status, "", name).status == "mismatch"
+                and self.judge_against(history, actual, ok_status, "", name).status != "mismatch"):
+            return "stateful", ""
         # A set on which float32 rounding alone moves eager's answer beyond the tolerance cannot
         # tell a capture's error from its different order of operations: it decides nothing.
         if self.case.check:
             nudged = self.eager_on("perturbed:" + name, 0)
             if (not isinstance(nudged, BaseException)
                     and self.judge_against(expected, nudged, ok_status, "", name).status == "mismatch"):
-                return (f"the {words} set decides nothing: eager's own outputs there move beyond the tolerance "
-                        "when the inputs move by a few units in the last place")
-        return outcome
+                return "undecided", (f"the {SET_WORDS.get(name, name)} set decides nothing: eager's own outputs "
+                                     "there move beyond the tolerance when the inputs move by a few units in the "
+                                     "last place")
+        return "mismatch", outcome.detail
 
     def check_randomness(self, run: Runner, run_step: str, actual: list[Any], ok_detail: str) -> Outcome | None:
         """The randomness check of ``verify`` (check=False cases, after the fresh-input check):
@@ -467,15 +457,6 @@ class ProbeContext:
             return None
         self.checks["randomness"] = Check(False, None, why)
         return Outcome("mismatch", "compare", f"{DETERMINISTIC_MISMATCH}: {problem}")
-
-
-def _form(value: Any) -> Any:
-    """A state value with its values left out: zeros of its shape and dtype (None stays None)."""
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        return tuple(_form(v) for v in value)
-    return torch.zeros(value.shape, dtype=value.dtype)
 
 
 def _describe(e: BaseException) -> str:
