@@ -1,17 +1,18 @@
 // `opsweep render SNAPSHOT [SNAPSHOT ...] (--html OUT.html | --rst OUT.rst | --md OUT.md | -o DIR)
-//                 [--current SNAPSHOT] [--api-base URL]`
+//                 [--current SNAPSHOT] [--api-base URL] [--map MAP]`
 //
 // Reads and validates the snapshots, builds the one view model and renders every requested format
 // in memory first: a damaged snapshot writes nothing. With one snapshot, the page of that survey;
 // with several (one library under several torch releases), the same page for one of them (the
 // newest release, or --current) with the history of every row across the releases
-// (render/history.h). `-o DIR` writes DIR/index.html, DIR/page.rst and DIR/page.md. Every output
+// (render/history.h). With --map, two snapshots of two libraries make the comparison page of the
+// operations the equivalence map lists (render/comparison.h), as HTML and Markdown. `-o DIR` writes DIR/index.html, DIR/page.rst and DIR/page.md. Every output
 // is written to a temporary file beside its destination and only when all are written are they
 // renamed into place, so a reader never sees a half-written page.
 //
 // Exit status (cli/exit_status.h): 0 written; 2 bad input or usage (no output asked for, a snapshot
 // that cannot be read or is refused, snapshots that make no history, an output that cannot be
-// written).
+// written, a map that cannot be read or parsed).
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -24,6 +25,9 @@
 #include "cli/exit_status.h"
 #include "cli/snapshot_files.h"
 #include "cli/verbs.h"
+#include "util/read_file.h"
+#include "render/comparison.h"
+#include "render/comparison_writer.h"
 #include "render/history.h"
 #include "render/html_writer.h"
 #include "render/markdown_writer.h"
@@ -41,6 +45,7 @@ struct RenderArgs {
   std::string out_dir;
   std::string current;
   std::string api_base;
+  std::string map;
 };
 
 int Fail(const std::string& message) {
@@ -84,12 +89,47 @@ bool MakeViewModel(const RenderArgs& args, const std::vector<snapshot::Snapshot>
   return true;
 }
 
+// `--map`: the comparison of two libraries, as HTML and Markdown (no reStructuredText page).
+int RenderComparison(const RenderArgs& a, const std::vector<snapshot::Snapshot>& snapshots) {
+  if (snapshots.size() != 2) {
+    return Fail(fmt::format("--map compares two libraries: give two snapshots, not {}", snapshots.size()));
+  }
+  if (!a.current.empty()) return Fail("--current is for a history page, not a comparison (--map)");
+  std::string text, err;
+  if (!ReadFile(a.map, &text, &err)) return Fail(fmt::format("cannot read the map {}: {}", a.map, err));
+  render::EquivalenceMap map;
+  if (!render::ParseEquivalenceMap(text, &map, &err)) return Fail(a.map + ": " + err);
+  render::ComparisonView view;
+  if (!render::BuildComparison(snapshots[0], snapshots[1], map, &view, &err)) return Fail(err);
+  std::vector<Output> outputs;
+  if (!a.html.empty()) {
+    std::string html;
+    if (!render::WriteComparisonHtml(view, &html, &err)) return Fail(err);
+    outputs.push_back({a.html, std::move(html)});
+  }
+  if (!a.md.empty()) outputs.push_back({a.md, render::WriteComparisonMarkdown(view)});
+  if (!a.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) return Fail(fmt::format("cannot create {}: {}", a.out_dir, ec.message()));
+  }
+  if (!WriteOutputs(outputs, &err)) return Fail(err);
+  if (!view.unmatched.empty()) {
+    fmt::print(stderr, "opsweep render: {} names of the map match no record (shown as not surveyed): {}{}\n",
+               view.unmatched.size(), view.unmatched.front(), view.unmatched.size() > 1 ? ", ..." : "");
+  }
+  return kExitDone;
+}
+
 int Render(const RenderArgs& args) {
   RenderArgs a = args;
+  if (!a.map.empty() && !a.rst.empty()) {
+    return Fail("a comparison (--map) is written as HTML and Markdown: use --html, --md or -o DIR, not --rst");
+  }
   if (!a.out_dir.empty()) {
     const std::filesystem::path dir(a.out_dir);
     if (a.html.empty()) a.html = (dir / "index.html").string();
-    if (a.rst.empty()) a.rst = (dir / "page.rst").string();
+    if (a.rst.empty() && a.map.empty()) a.rst = (dir / "page.rst").string();
     if (a.md.empty()) a.md = (dir / "page.md").string();
   }
   if (a.html.empty() && a.rst.empty() && a.md.empty()) {
@@ -98,6 +138,7 @@ int Render(const RenderArgs& args) {
   std::vector<snapshot::Snapshot> snapshots;
   std::string err;
   if (!LoadSnapshotFiles(a.snapshots, &snapshots, &err)) return Fail(err);
+  if (!a.map.empty()) return RenderComparison(a, snapshots);
   render::ViewModel vm;
   if (!MakeViewModel(a, snapshots, &vm, &err)) return Fail(err);
 
@@ -124,8 +165,9 @@ void RegisterRender(CLI::App& app, int* status) {
   auto args = std::make_shared<RenderArgs>();
   auto* cmd = app.add_subcommand(
       "render",
-      "Render a snapshot (or one library's snapshots under several torch releases, with their history) as a "
-      "self-contained HTML page, reStructuredText and Markdown");
+      "Render a snapshot (or one library's snapshots under several torch releases, with their history; or two "
+      "libraries' snapshots compared by an equivalence map) as a self-contained HTML page, reStructuredText and "
+      "Markdown");
   cmd->add_option("snapshot", args->snapshots,
                   "The snapshot(s) to render: snapshot.json files or folders holding one; several make a "
                   "history page")
@@ -140,6 +182,9 @@ void RegisterRender(CLI::App& app, int* status) {
   cmd->add_option("--api-base", args->api_base,
                   "Link operators with an API cross-reference to this URL ({api} is replaced by "
                   "the documented name; without it the name is appended)");
+  cmd->add_option("--map", args->map,
+                  "Compare two libraries' snapshots operation by operation, by this equivalence map "
+                  "(docs/page.md: one line per operation); writes HTML and Markdown");
   cmd->callback([args, status] { *status = Render(*args); });
 }
 

@@ -6,7 +6,6 @@
 
 #include <fmt/core.h>
 
-#include "render/csp_hash.h"
 #include "render/escape.h"
 #include "render/page_controls.h"
 
@@ -15,34 +14,13 @@ namespace {
 
 std::string E(std::string_view text) { return HtmlEscape(text); }
 
-// Marks the document as scripted before it is painted, so that the CSS can show the controls.
-constexpr std::string_view kClassScript = "document.documentElement.className = 'js';";
-
 class Page {
  public:
   explicit Page(const ViewModel& vm) : vm_(vm) { out_.reserve(64 * 1024 + 1200 * CountRows()); }
 
   std::string Take() { return std::move(out_); }
 
-  void Head(std::string_view css, std::string_view page_script) {
-    out_ +=
-        "<!DOCTYPE html>\n"
-        "<html lang=\"en\" class=\"no-js\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-    // The page needs nothing from anywhere: the browser refuses every request, and runs only
-    // the two scripts written here (by hash), never one that snapshot text could smuggle in.
-    out_ += fmt::format(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; script-src {} {}; img-src data:; base-uri 'none'; "
-        "form-action 'none'\">\n",
-        CspHashSource(kClassScript), CspHashSource(page_script));
-    out_ +=
-        "<meta name=\"color-scheme\" content=\"light dark\">\n"
-        "<meta name=\"generator\" content=\"opsweep render\">\n";
-    out_ += "<title>" + E(vm_.title) + "</title>\n<style>\n";
-    out_ += css;
-    out_ += "</style>\n<script>" + std::string(kClassScript) + "</script>\n</head>\n";
-  }
+  void Head(std::string_view css, std::string_view page_script) { out_ += PageHead(vm_.title, css, page_script); }
 
   void Bar() {
     out_ += "<body>\n<a class=\"skip\" href=\"#packages\">Skip to the tables</a>\n";

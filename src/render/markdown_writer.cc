@@ -8,21 +8,6 @@
 namespace opsweep::render {
 namespace {
 
-void TableHead(std::string* out, const std::vector<std::string>& heads, std::string_view align) {
-  std::string head = "|", rule = "|";
-  for (std::size_t i = 0; i < heads.size(); ++i) {
-    head += " " + heads[i] + " |";
-    rule += i < align.size() && align[i] == 'r' ? " ---: |" : " --- |";
-  }
-  *out += head + "\n" + rule + "\n";
-}
-
-void TableRow(std::string* out, const std::vector<std::string>& cells) {
-  std::string row = "|";
-  for (const std::string& cell : cells) row += cell.empty() ? " |" : " " + cell + " |";
-  *out += row + "\n";
-}
-
 std::string Anchor(std::string_view anchor) {
   return fmt::format("<a id=\"{}\"></a>", anchor);  // anchors are slugs: nothing to escape
 }
@@ -103,18 +88,18 @@ class MarkdownPage {
 
  private:
   void Cards() {
-    TableHead(&out_, {"Path", "Supported", "Probed", "Share"}, "lrrr");
+    MarkdownTableHead(&out_, {"Path", "Supported", "Probed", "Share"}, "lrrr");
     for (std::size_t p = 0; p < vm_.paths.size(); ++p) {
       const PathCount& card = vm_.cards[p];
-      TableRow(&out_, {MarkdownEscape(vm_.paths[p].title), FormatCount(card.supported),
+      MarkdownTableRow(&out_, {MarkdownEscape(vm_.paths[p].title), FormatCount(card.supported),
                        FormatCount(card.probed), MarkdownEscape(card.percent)});
     }
     out_ += "\n";
     if (!vm_.sub_cards.empty()) {
       // A runtime runs on files that exported and passed the checker: its "probed" is "exported".
-      TableHead(&out_, {"Other runtimes and opsets", "Supported", "Exported / probed", "Share", "Differ"}, "lrrrr");
+      MarkdownTableHead(&out_, {"Other runtimes and opsets", "Supported", "Exported / probed", "Share", "Differ"}, "lrrrr");
       for (const SubVerdictCard& card : vm_.sub_cards) {
-        TableRow(&out_, {MarkdownEscape(card.title), FormatCount(card.count.supported), FormatCount(card.count.probed),
+        MarkdownTableRow(&out_, {MarkdownEscape(card.title), FormatCount(card.count.supported), FormatCount(card.count.probed),
                          MarkdownEscape(card.count.percent), FormatCount(card.differs)});
       }
       out_ += "\n";
@@ -157,7 +142,7 @@ class MarkdownPage {
       align += 'r';
     }
     heads.push_back("Environment");
-    TableHead(&out_, heads, align);
+    MarkdownTableHead(&out_, heads, align);
     for (const ReleaseView& release : h.releases) {
       std::vector<std::string> cells = {MarkdownEscape(release.label) + (release.current ? " (shown)" : ""),
                                         MarkdownEscape(release.date), MarkdownEscape(release.library)};
@@ -172,7 +157,7 @@ class MarkdownPage {
         environment += (environment.empty() ? "" : ", ") + MarkdownEscape(e.label) + " " + MarkdownCode(e.value);
       }
       cells.push_back(environment);
-      TableRow(&out_, cells);
+      MarkdownTableRow(&out_, cells);
     }
     out_ += "\n";
   }
@@ -252,7 +237,7 @@ class MarkdownPage {
     heads.push_back("Every path");
     heads.push_back("n/a everywhere");
     align += "rr";
-    TableHead(&out_, heads, align);
+    MarkdownTableHead(&out_, heads, align);
     for (const PackageView& package : vm_.packages) {
       const PackageSummary& s = package.summary;
       std::vector<std::string> cells = {
@@ -264,7 +249,7 @@ class MarkdownPage {
       }
       cells.push_back(FormatCount(s.all_pass));
       cells.push_back(FormatCount(s.na_everywhere));
-      TableRow(&out_, cells);
+      MarkdownTableRow(&out_, cells);
     }
     out_ += "\n";
   }
@@ -273,7 +258,7 @@ class MarkdownPage {
     std::vector<std::string> heads = {"Operator"};
     for (const PathView& path : vm_.paths) heads.push_back(MarkdownEscape(path.title));
     heads.push_back("Details");
-    TableHead(&out_, heads, "");
+    MarkdownTableHead(&out_, heads, "");
     for (const RowView& row : rows) {
       std::vector<std::string> cells = {OperatorCell(row)};
       for (std::size_t p = 0; p < row.cells.size(); ++p) {
@@ -281,7 +266,7 @@ class MarkdownPage {
         cells.push_back(CellText(row.cells[p], MarkdownEscape) + HistoryStripText(history, MarkdownEscape));
       }
       cells.push_back(Details(row));
-      TableRow(&out_, cells);
+      MarkdownTableRow(&out_, cells);
     }
     out_ += "\n";
   }
@@ -308,9 +293,9 @@ class MarkdownPage {
       out_ += "None.\n\n";
       return;
     }
-    TableHead(&out_, {"Operator", "Package", "Why"}, "");
+    MarkdownTableHead(&out_, {"Operator", "Package", "Why"}, "");
     for (const RowView& row : vm_.na_rows) {
-      TableRow(&out_, {OperatorCell(row), MarkdownCode(row.group), Details(row)});
+      MarkdownTableRow(&out_, {OperatorCell(row), MarkdownCode(row.group), Details(row)});
     }
     out_ += "\n";
   }

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "core/status.h"
+#include "render/csp_hash.h"
 #include "render/escape.h"
 #include "util/embedded.h"
 
@@ -13,6 +14,32 @@ const std::string_view* PageAsset(std::string_view name) {
     if (file.name == name) return &file.data;
   }
   return nullptr;
+}
+
+namespace {
+// Marks the document as scripted before it is painted, so that the CSS can show the controls.
+constexpr std::string_view kClassScript = "document.documentElement.className = 'js';";
+}  // namespace
+
+std::string PageHead(std::string_view title, std::string_view css, std::string_view page_script) {
+  std::string out =
+      "<!DOCTYPE html>\n"
+      "<html lang=\"en\" class=\"no-js\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  // The page needs nothing from anywhere: the browser refuses every request, and runs only
+  // the two scripts written here (by hash), never one that snapshot text could smuggle in.
+  out += fmt::format(
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "style-src 'unsafe-inline'; script-src {} {}; img-src data:; base-uri 'none'; "
+      "form-action 'none'\">\n",
+      CspHashSource(kClassScript), CspHashSource(page_script));
+  out +=
+      "<meta name=\"color-scheme\" content=\"light dark\">\n"
+      "<meta name=\"generator\" content=\"opsweep render\">\n";
+  out += "<title>" + HtmlEscape(title) + "</title>\n<style>\n";
+  out += css;
+  out += "</style>\n<script>" + std::string(kClassScript) + "</script>\n</head>\n";
+  return out;
 }
 
 std::string ControlsHtml(const ViewModel& vm) {
@@ -34,8 +61,8 @@ std::string ControlsHtml(const ViewModel& vm) {
   }
   if (!group.empty()) out += "</optgroup>\n";
   out += "</select>\n</div>\n";
-  out += fmt::format("<output id=\"count\" aria-live=\"polite\">{} configurations</output>\n",
-                     FormatCount(vm.configurations));
+  out += fmt::format("<output id=\"count\" aria-live=\"polite\">{} {}</output>\n", FormatCount(vm.configurations),
+                     HtmlEscape(vm.unit));
   return out;
 }
 
@@ -61,6 +88,12 @@ std::string ConfigScriptHtml(const ViewModel& vm) {
     for (std::size_t i = 0; i < vm.base_paths.size(); ++i) out += (i > 0 ? "," : "") + std::to_string(vm.base_paths[i]);
     out += ']';
   }
+  if (!vm.row_tokens.empty()) {  // filters matched by a row's tokens (data-h), beyond the history's
+    out += ",\"tokens\":[";
+    for (std::size_t i = 0; i < vm.row_tokens.size(); ++i) out += (i > 0 ? "," : "") + ScriptJsonString(vm.row_tokens[i]);
+    out += ']';
+  }
+  if (vm.unit != "configurations") out += ",\"unit\":" + ScriptJsonString(vm.unit);
   out += fmt::format(",\"total\":{},\"supported\":[{}],\"failure\":[{}],\"caveat\":[{},{}]}}</script>\n",
                      vm.configurations, tokens(IsSupported), tokens(IsFailure),
                      ScriptJsonString(StatusToken(Status::ok_static)), ScriptJsonString(StatusToken(Status::ok_recompiles)));
@@ -84,11 +117,12 @@ std::string RowDataAttributes(const ViewModel& vm, const RowView& row) {
   for (const auto& [flag, token] : {std::pair{row.changed, "changed"}, {row.since, "since"}, {row.broken, "broken"}}) {
     if (flag) history += history.empty() ? token : std::string(" ") + token;
   }
+  for (const std::string& token : row.tokens) history += (history.empty() ? "" : " ") + token;
   std::string flags;  // the paths' flags the row has set: "executorch:flag:not_delegated ..."
   for (const std::string& flag : row.flags) flags += (flags.empty() ? "" : " ") + flag;
   return fmt::format(" data-name=\"{}\" data-s=\"{}\" data-b=\"{}\"{}{}{}{} data-q=\"{}\"", HtmlEscape(row.name),
                      HtmlEscape(statuses), row.graph_breaks, subs.empty() ? "" : " data-v=\"" + HtmlEscape(subs) + "\"",
-                     row.fresh_unchecked ? " data-nf=\"1\"" : "", history.empty() ? "" : " data-h=\"" + history + "\"",
+                     row.fresh_unchecked ? " data-nf=\"1\"" : "", history.empty() ? "" : " data-h=\"" + HtmlEscape(history) + "\"",
                      flags.empty() ? "" : " data-x=\"" + HtmlEscape(flags) + "\"", HtmlEscape(row.search_text));
 }
 

@@ -14,6 +14,10 @@ namespace opsweep::render {
 // An asset compiled into the binary (assets/page.css, page.js, embedded.css); nullptr when missing.
 const std::string_view* PageAsset(std::string_view name);
 
+// The document up to <body>: the content security policy that lets run only the page's two scripts
+// (the class switch and `page_script`, by hash), the title and the stylesheet.
+std::string PageHead(std::string_view title, std::string_view css, std::string_view page_script);
+
 // The search box (#q), the filter (#f, one option per filter of the view model, grouped) in a
 // `div.controls`, then the count (#count).
 std::string ControlsHtml(const ViewModel& vm);

@@ -24,4 +24,19 @@ std::string StatusChangeText(const HistoryLine& line, TextEscape escape) {
   return CellText(line.before, escape) + " \u2192 " + CellText(line.after, escape);
 }
 
+void MarkdownTableHead(std::string* out, const std::vector<std::string>& heads, std::string_view align) {
+  std::string head = "|", rule = "|";
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    head += " " + heads[i] + " |";
+    rule += i < align.size() && align[i] == 'r' ? " ---: |" : " --- |";
+  }
+  *out += head + "\n" + rule + "\n";
+}
+
+void MarkdownTableRow(std::string* out, const std::vector<std::string>& cells) {
+  std::string row = "|";
+  for (const std::string& cell : cells) row += cell.empty() ? " |" : " " + cell + " |";
+  *out += row + "\n";
+}
+
 }  // namespace opsweep::render

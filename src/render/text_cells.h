@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "render/view_model.h"
 
@@ -23,5 +24,10 @@ std::string HistoryStripText(const PathHistory* history, TextEscape escape);
 // The status of a line of the changes between releases: "✓ yes" when its status stayed (the
 // text says what changed), else "✗ no → ✓ yes".
 std::string StatusChangeText(const HistoryLine& line, TextEscape escape);
+
+// A Markdown table's head (align: one char per column, 'r' right-aligned) and a row, whose cells the
+// caller has escaped.
+void MarkdownTableHead(std::string* out, const std::vector<std::string>& heads, std::string_view align);
+void MarkdownTableRow(std::string* out, const std::vector<std::string>& cells);
 
 }  // namespace opsweep::render

@@ -184,6 +184,8 @@ struct RowView {
   bool changed = false;              // on any path (history pages)
   bool since = false;                // a "since" mark on any path
   bool broken = false;               // a "broken since" mark on any path
+  // Other row tokens the page's filters match (ViewModel::row_tokens): a comparison's "one-only".
+  std::vector<std::string> tokens;
 };
 
 struct SectionView {
@@ -362,6 +364,10 @@ struct ViewModel {
   std::vector<ReasonView> reasons;
   int unclassified = 0;
   std::optional<HistoryView> history;  // pages of several snapshots only
+  // What a row is, counted in the page's count ("configurations"; a comparison's "operations").
+  std::string unit = "configurations";
+  // The filter values that match a row by its tokens (RowView::tokens), beyond the history's.
+  std::vector<std::string> row_tokens;
 };
 
 // `snapshot` must be one that snapshot::ReadSnapshot accepted (every record has an outcome for every

@@ -6,8 +6,8 @@
  * statuses (data-v: "onnx/openvino:fail onnx/tract:ok", those that ran), its graph-break count
  * (data-b), its search text (data-q), when a path says yes without having been checked on fresh
  * inputs data-nf, the flags its supported paths set (data-x: "executorch:flag:not_delegated", a path's
- * flag facts), and on pages of several torch releases its history tokens (data-h: changed,
- * since, broken). State lives in the URL hash:
+ * flag facts), and its row tokens (data-h: on pages of several torch releases changed, since,
+ * broken; on a comparison of two libraries those the config lists, such as one-only). State lives in the URL hash:
  * #q=<search>&f=<filter>; a hash without "=" is a plain anchor (a row's permalink).
  *
  * Inside another document (the reStructuredText page built by Sphinx), the page cannot write its
@@ -61,7 +61,10 @@
   var SUPPORTED = tokenSet(config.supported);
   var BASE = config.base || [];  // the paths without a group (not the dynamic-shape ones): "base-ok"
   var CAVEAT = tokenSet(config.caveat);
-  var HISTORY = { changed: 1, since: 1, broken: 1 };
+  // Filters matched by a row's tokens (data-h): the history's, and any the page declares (a
+  // comparison's "one-only").
+  var HISTORY = tokenSet(['changed', 'since', 'broken'].concat(config.tokens || []));
+  var UNIT = ' ' + (config.unit || 'configurations');
   var numberFormat = new Intl.NumberFormat('en-US');
 
   var rows = [];
@@ -192,7 +195,7 @@
     for (i = 0; i < groups.length; i++) groups[i].el.hidden = filtered && groups[i].shown === 0;
     count.textContent = filtered
       ? 'showing ' + numberFormat.format(shown) + ' of ' + numberFormat.format(total)
-      : numberFormat.format(total) + ' configurations';
+      : numberFormat.format(total) + UNIT;
     empty.hidden = shown > 0;
     if (write) writeState();
     // Read by the tests and handy in the console: how long the last filtering took.
