@@ -199,6 +199,7 @@ def test_page_cells_filters_search_and_state(browser, comparison):
     snapshots, _, out, _ = comparison
     url = (out / "index.html").as_uri()
     browser.get_log("performance")
+    browser.get_log("browser")  # what earlier pages of this session logged
     load(browser, url)
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     requested = [json.loads(e["message"])["message"]["params"].get("request", {}).get("url")

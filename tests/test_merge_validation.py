@@ -246,3 +246,33 @@ def test_bad_objects_inv_is_refused(tmp_path):
     proc = run_merge(db, "-o", str(tmp_path / "s.json"), "--objects-inv", str(inv))
     assert proc.returncode == 2
     assert "objects.inv: the compressed part is damaged" in proc.stderr
+
+
+def test_groups_merge_a_survey_of_some_groups_and_refuse_an_unknown_group(tmp_path):
+    # A run limited with --groups leaves the other groups unprobed: merged with the same --groups,
+    # the snapshot holds exactly those groups' cases, and nothing is incomplete.
+    survey = standard_survey()
+    groups = {name: c["group"] for name, c in survey.cases.items()}
+    kept = {name for name, g in groups.items() if g == "geometry" or g.startswith("geometry.") or g == "color"}
+    assert kept and len(kept) < len(groups)
+    for (name, path) in list(survey.results):
+        if name not in kept:
+            del survey.results[(name, path)]
+    db = write_db(survey, tmp_path / "results.db")
+    out = tmp_path / "snapshot.json"
+    assert run_merge(db, "-o", str(out)).returncode == 1  # without --groups: incomplete
+    proc = run_merge(db, "-o", str(out), "--groups", "geometry,color")
+    assert proc.returncode == 0, proc.stderr
+    assert f"left out {len(groups) - len(kept)} cases outside --groups" in proc.stdout + proc.stderr
+    snap = json.loads(out.read_text())
+    assert {r["name"] for r in snap["records"]} == kept
+    # an unknown group writes nothing, even with --force
+    other = tmp_path / "other"
+    other.mkdir()
+    old = existing_snapshot(other)
+    for extra in ((), ("--force",)):
+        proc = run_merge(db, "-o", str(old), "--groups", "geometry,nope", *extra)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip() == (f"opsweep merge: nothing written to {old}: --groups: unknown group 'nope': "
+                                       "no case's group is or lies under it")
+        assert_untouched(other, old)

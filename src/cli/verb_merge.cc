@@ -34,6 +34,7 @@ struct MergeFlags {
   std::string objects_inv;
   std::string rules_dir;
   std::vector<std::string> registries;
+  std::vector<std::string> groups;
 };
 
 bool LoadRuleSources(const std::string& dir, std::vector<RuleSource>* out, std::string* err) {
@@ -122,7 +123,12 @@ int RunMerge(const MergeFlags& flags) {
 
   SurveyOptions survey_options;
   survey_options.expected_registries = flags.registries;
+  survey_options.groups = flags.groups;
   Survey survey = JoinSurvey(contents, survey_options);
+  if (!survey.refused.empty()) {
+    fmt::print(stderr, "opsweep merge: nothing written to {}: {}\n", flags.output, survey.refused);
+    return kExitBadInput;
+  }
   // The rules name steps and environment fields: they must fit the paths the workers described.
   std::vector<std::string> misfits = CheckRulesAgainstPaths(rules, survey.paths);
   if (!misfits.empty()) {
@@ -187,6 +193,10 @@ void RegisterMerge(CLI::App& app, int* status) {
   cmd->add_option("--objects-inv", flags->objects_inv, "Sphinx objects.inv of the library's docs, for API links");
   cmd->add_option("--rules", flags->rules_dir, "Read the reason rules from DIR/*.json instead of the built-in ones");
   cmd->add_option("--registries", flags->registries, "The registries the survey must cover (base names compared)");
+  cmd->add_option("--groups", flags->groups,
+                  "Only the cases in these groups or below them, as `opsweep run --groups` probed them (repeatable, "
+                  "comma-separated)")
+      ->delimiter(',');
   cmd->callback([flags, status] { *status = RunMerge(*flags); });
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/plan.h"
 #include "core/status.h"
 #include "snapshot/checks.h"
 #include "store/results_text.h"
@@ -278,6 +279,37 @@ void CheckShardsAgree(const std::vector<DbContents>& dbs, const JoinState& state
   }
 }
 
+// Pass 3b: only the cases of the groups --groups names (after the shards were compared whole). A
+// prefix that matches no case is a usage error, never overridden by --force.
+void KeepGroups(const SurveyOptions& options, Survey* survey) {
+  if (options.groups.empty()) return;
+  survey->groups = options.groups;
+  for (const auto& prefix : options.groups) {
+    if (prefix.empty()) {
+      survey->refused = "--groups: empty group name";
+      return;
+    }
+    const bool any = std::any_of(survey->cases.begin(), survey->cases.end(),
+                                 [&](const auto& entry) { return GroupMatches(entry.second.inventory.group, prefix); });
+    if (!any) {
+      survey->refused = fmt::format("--groups: unknown group '{}': no case's group is or lies under it", prefix);
+      return;
+    }
+  }
+  size_t dropped = 0;
+  for (auto it = survey->cases.begin(); it != survey->cases.end();) {
+    const std::string& group = it->second.inventory.group;
+    if (std::none_of(options.groups.begin(), options.groups.end(),
+                     [&](const std::string& prefix) { return GroupMatches(group, prefix); })) {
+      it = survey->cases.erase(it);
+      ++dropped;
+    } else {
+      ++it;
+    }
+  }
+  if (dropped) survey->notes.push_back(fmt::format("left out {} cases outside --groups and their results", dropped));
+}
+
 // Pass 4: the inventory covers exactly the registries --registries names.
 void CheckRegistries(const SurveyOptions& options, Survey* survey) {
   if (options.expected_registries.empty()) return;
@@ -299,6 +331,7 @@ void KeepReadableResults(const std::vector<DbContents>& dbs, Survey* survey, Joi
   for (size_t i = 0; i < dbs.size(); ++i) {
     for (const StoredResult& row : dbs[i].results) {
       if (!survey->cases.count(row.case_name)) {
+        if (!survey->groups.empty() && state->inventories[i].count(row.case_name)) continue;  // outside --groups
         ++stale;
         continue;
       }
@@ -540,6 +573,7 @@ Survey JoinSurvey(const std::vector<DbContents>& dbs, const SurveyOptions& optio
   ReadRequestedPaths(dbs, &survey, &state);
   CheckShardsAgree(dbs, state, &survey);
   CheckRegistries(options, &survey);
+  KeepGroups(options, &survey);
   KeepReadableResults(dbs, &survey, &state);
   const auto key_values = CheckEnvironments(&survey);
   CheckCompleteness(&survey);

@@ -67,11 +67,16 @@ struct Survey {
   std::string newest_finished;                    // of the results kept
   size_t databases = 0;
   std::vector<std::string> problems;  // refuse to publish unless forced
+  std::string refused;                // a usage error: refuse to publish even when forced (one line)
+  std::vector<std::string> groups;    // the groups the snapshot is limited to (--groups); empty = all
   std::vector<std::string> notes;     // worth saying, never a reason to refuse
 };
 
 struct SurveyOptions {
   std::vector<std::string> expected_registries;  // base names; empty = no check
+  // Group prefixes (core/plan.h GroupMatches) the snapshot keeps: the cases of other groups, and
+  // their results, are left out, as `opsweep run --groups` leaves them unprobed. Empty = all.
+  std::vector<std::string> groups;
 };
 
 // Joins and validates. Never fails: problems are collected in the survey.
