@@ -266,6 +266,7 @@ def test_groups_merge_a_survey_of_some_groups_and_refuse_an_unknown_group(tmp_pa
     assert f"left out {len(groups) - len(kept)} cases outside --groups" in proc.stdout + proc.stderr
     snap = json.loads(out.read_text())
     assert {r["name"] for r in snap["records"]} == kept
+    assert snap["groups"] == ["geometry", "color"]  # the page says the other groups are not in it
     # an unknown group writes nothing, even with --force
     other = tmp_path / "other"
     other.mkdir()

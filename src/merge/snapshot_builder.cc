@@ -112,6 +112,7 @@ class Builder {
       p.expected_seconds.reset();
     }
     s->cross_references = options_.objects != nullptr;
+    s->groups = survey_.groups;
     s->unclassified = static_cast<int>(unclassified_);
   }
 

@@ -213,6 +213,11 @@ std::vector<EnvironmentEntry> MakeEnvironment(const Snapshot& snapshot) {
     if (!snapshot.library_fingerprint.empty()) library += ", sources " + snapshot.library_fingerprint.substr(0, 12);
   }
   out.push_back({snapshot.library_name, library});
+  if (!snapshot.groups.empty()) {  // merge --groups: say that the other groups were not surveyed
+    std::string groups;
+    for (const std::string& g : snapshot.groups) groups += (groups.empty() ? "" : ", ") + g;
+    out.push_back({"groups", "only " + groups + " (the survey's other groups are not in this snapshot)"});
+  }
   std::set<std::string> shown;
   for (const char* key : kEnvironmentDisplayOrder) {
     shown.insert(key);

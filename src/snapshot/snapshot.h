@@ -120,6 +120,9 @@ struct Snapshot {
   nlohmann::json environment = nlohmann::json::object();
   std::vector<PathSpec> paths;  // snapshot form, in the page's order
   bool cross_references = false;
+  // The groups the snapshot is limited to (`merge --groups`), in the order given; empty: every group
+  // of the registries. Written only when not empty.
+  std::vector<std::string> groups;
   std::map<std::string, Reason> reasons;  // only the ids used
   int unclassified = 0;
   std::vector<Record> records;  // sorted by (package, section, operator, name)

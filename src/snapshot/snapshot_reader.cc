@@ -414,6 +414,14 @@ bool ReadHeader(FieldReader& fields, const json& root, Snapshot* out) {
     if (!cross->is_boolean()) return fields.Fail("", "'cross_references' is not true or false");
     out->cross_references = cross->get<bool>();
   }
+  const auto groups = root.find("groups");
+  if (groups != root.end() && !groups->is_null()) {
+    if (!groups->is_array()) return fields.Fail("", "'groups' is not a list of group names");
+    for (const auto& g : *groups) {
+      if (!g.is_string() || g.get<std::string>().empty()) return fields.Fail("", "'groups' is not a list of group names");
+      out->groups.push_back(g.get<std::string>());
+    }
+  }
   const auto unclassified = root.find("unclassified");
   if (unclassified != root.end() && !unclassified->is_null()) {
     if (!unclassified->is_number_integer() || unclassified->get<long long>() < 0) {

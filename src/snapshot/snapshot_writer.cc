@@ -106,6 +106,7 @@ std::string WriteSnapshot(const Snapshot& s) {
       {"unclassified", s.unclassified},
       {"records", records},
   };
+  if (!s.groups.empty()) root["groups"] = s.groups;
   return root.dump(2, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace) + "\n";
 }
 
