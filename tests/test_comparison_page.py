@@ -242,3 +242,16 @@ def test_page_cells_filters_search_and_state(browser, comparison):
     ARTIFACTS.mkdir(exist_ok=True)
     load(browser, url)
     browser.save_screenshot(str(ARTIFACTS / "comparison.png"))
+
+
+def test_the_committed_comparison_is_the_render_of_its_inputs(binary, tmp_path):
+    # compare/kornia-torchvision/ must say what the two committed snapshots and the map say, to the
+    # byte (re-render it when the renderer, a snapshot or the map changes), and every callable the
+    # map names must be one the snapshots' records target.
+    repo = pathlib.Path(__file__).resolve().parents[1]
+    p = render(binary, [repo / "snapshots" / "kornia", repo / "snapshots" / "torchvision-0.28.0",
+                        "--map", repo / "compare" / "kornia-torchvision.txt"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "match no record" not in p.stderr, p.stderr
+    for name in ("index.html", "page.md"):
+        assert (tmp_path / name).read_bytes() == (repo / "compare" / "kornia-torchvision" / name).read_bytes(), name
