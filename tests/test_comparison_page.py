@@ -17,6 +17,7 @@ from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "fixtures" / "history"))
 import variants as v  # noqa: E402
+from page_browser import load, visible_rows  # noqa: E402
 
 ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
 SUPPORTED = {"ok", "ok-breaks", "ok-unverified", "ok-static", "ok-recompiles"}
@@ -183,16 +184,6 @@ def test_refusals_write_nothing(binary, comparison, tmp_path):
 
 
 # ---- in the browser ----------------------------------------------------------------------------
-
-def visible_rows(browser):
-    return sorted(browser.execute_script(
-        "return Array.from(document.querySelectorAll('tr[data-s]'))"
-        ".filter(tr => tr.checkVisibility()).map(tr => tr.dataset.name)"))
-
-
-def load(browser, url):
-    browser.get("about:blank")
-    browser.get(url)
 
 
 def test_page_cells_filters_search_and_state(browser, comparison):

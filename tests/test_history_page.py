@@ -18,6 +18,7 @@ from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "fixtures" / "history"))
 import variants as v  # noqa: E402
+from page_browser import load, visible_rows  # noqa: E402
 
 ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
 RELEASES = ["2.9.1", "2.13.0", "2.15.0"]
@@ -162,16 +163,6 @@ def test_current_picks_the_tables_and_refusals_write_nothing(binary, history, tm
 
 
 # ---- in the browser ----------------------------------------------------------------------------
-
-def visible_rows(browser):
-    return sorted(browser.execute_script(
-        "return Array.from(document.querySelectorAll('tr[data-s]'))"
-        ".filter(tr => tr.checkVisibility()).map(tr => tr.dataset.name)"))
-
-
-def load(browser, url):
-    browser.get("about:blank")
-    browser.get(url)
 
 
 def test_page_strips_marks_and_filters(browser, history):

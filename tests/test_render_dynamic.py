@@ -14,6 +14,7 @@ import subprocess
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
+from page_browser import load, visible_rows  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
 FIXTURE = HERE / "fixtures" / "render" / "snapshot.json"
@@ -84,17 +85,6 @@ def page(binary, snapshot, tmp_path_factory):
     out = folder / "index.html"
     subprocess.run([str(binary), "render", str(source), "--html", str(out)], check=True, timeout=60)
     return out.as_uri()
-
-
-def load(browser, url):
-    browser.get("about:blank")
-    browser.get(url)
-
-
-def visible_rows(browser):
-    return sorted(browser.execute_script(
-        "return Array.from(document.querySelectorAll('tr[data-s]'))"
-        ".filter(tr => tr.checkVisibility()).map(tr => tr.dataset.name)"))
 
 
 def row(browser, name):

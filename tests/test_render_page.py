@@ -16,6 +16,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
+from page_browser import load, visible_rows  # noqa: E402
 
 FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "render" / "snapshot.json"
 ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
@@ -126,18 +127,6 @@ def page(binary, tmp_path_factory):
     out = tmp_path_factory.mktemp("page") / "index.html"
     subprocess.run([str(binary), "render", str(FIXTURE), "--html", str(out)], check=True, timeout=60)
     return out.as_uri()
-
-
-def load(browser, url):
-    browser.get("about:blank")  # a real load, not a same-document hash change
-    browser.get(url)
-
-
-def visible_rows(browser):
-    # checkVisibility, not layout boxes: sections off screen skip layout (content-visibility).
-    return sorted(browser.execute_script(
-        "return Array.from(document.querySelectorAll('tr[data-s]'))"
-        ".filter(tr => tr.checkVisibility()).map(tr => tr.dataset.name)"))
 
 
 def count_text(browser):

@@ -18,6 +18,7 @@ from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_workers"))
 import run_helpers as h  # noqa: E402
+from page_browser import visible_rows  # noqa: E402
 
 FAILURE = {"mismatch", "fail", "crash", "timeout"}
 SUPPORTED = {"ok", "ok-breaks", "ok-unverified"}
@@ -219,12 +220,6 @@ def expected(data, value):
                 wanted == "differs" and s["status"] != outcome["status"]):
             names.append(r["name"])
     return sorted(names)
-
-
-def visible_rows(browser):
-    return sorted(browser.execute_script(
-        "return Array.from(document.querySelectorAll('tr[data-s]'))"
-        ".filter(tr => tr.checkVisibility()).map(tr => tr.dataset.name)"))
 
 
 @pytest.fixture(scope="module")

@@ -89,6 +89,19 @@ bool MakeViewModel(const RenderArgs& args, const std::vector<snapshot::Snapshot>
   return true;
 }
 
+// Creates `out_dir` (when given) only now that there is something to write, then writes every output.
+bool WriteAll(const std::string& out_dir, const std::vector<Output>& outputs, std::string* err) {
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      *err = fmt::format("cannot create {}: {}", out_dir, ec.message());
+      return false;
+    }
+  }
+  return WriteOutputs(outputs, err);
+}
+
 // `--map`: the comparison of two libraries, as HTML and Markdown (no reStructuredText page).
 int RenderComparison(const RenderArgs& a, const std::vector<snapshot::Snapshot>& snapshots) {
   if (snapshots.size() != 2) {
@@ -108,12 +121,7 @@ int RenderComparison(const RenderArgs& a, const std::vector<snapshot::Snapshot>&
     outputs.push_back({a.html, std::move(html)});
   }
   if (!a.md.empty()) outputs.push_back({a.md, render::WriteComparisonMarkdown(view)});
-  if (!a.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out_dir, ec);
-    if (ec) return Fail(fmt::format("cannot create {}: {}", a.out_dir, ec.message()));
-  }
-  if (!WriteOutputs(outputs, &err)) return Fail(err);
+  if (!WriteAll(a.out_dir, outputs, &err)) return Fail(err);
   if (!view.unmatched.empty()) {
     fmt::print(stderr, "opsweep render: {} names of the map match no record (shown as not surveyed): {}{}\n",
                view.unmatched.size(), view.unmatched.front(), view.unmatched.size() > 1 ? ", ..." : "");
@@ -150,12 +158,7 @@ int Render(const RenderArgs& args) {
   }
   if (!a.rst.empty()) outputs.push_back({a.rst, render::WriteRst(vm)});
   if (!a.md.empty()) outputs.push_back({a.md, render::WriteMarkdown(vm)});
-  if (!a.out_dir.empty()) {  // only now that there is something to write
-    std::error_code ec;
-    std::filesystem::create_directories(a.out_dir, ec);
-    if (ec) return Fail(fmt::format("cannot create {}: {}", a.out_dir, ec.message()));
-  }
-  if (!WriteOutputs(outputs, &err)) return Fail(err);
+  if (!WriteAll(a.out_dir, outputs, &err)) return Fail(err);
   return kExitDone;
 }
 

@@ -197,15 +197,11 @@ std::string MdCell(const CellView& cell) { return CellText(cell, MarkdownEscape)
 }  // namespace
 
 bool WriteComparisonHtml(const ComparisonView& view, std::string* out, std::string* err) {
-  const std::string_view* css = PageAsset("page.css");
-  const std::string_view* js = PageAsset("page.js");
-  if (css == nullptr || js == nullptr) {
-    *err = "the page assets (page.css, page.js) are missing from this binary";
-    return false;
-  }
-  const std::string script = "\n" + std::string(*js);
+  std::string_view css;
+  std::string script;
+  if (!StandalonePageAssets(&css, &script, err)) return false;
   ComparisonPage page(view);
-  page.Head(*css, script);
+  page.Head(css, script);
   page.Overview();
   page.Sections();
   page.Tail(script);

@@ -520,15 +520,11 @@ class Page {
 }  // namespace
 
 bool WriteHtml(const ViewModel& vm, std::string* out, std::string* err) {
-  const std::string_view* css = PageAsset("page.css");
-  const std::string_view* js = PageAsset("page.js");
-  if (css == nullptr || js == nullptr) {
-    *err = "the page assets (page.css, page.js) are missing from this binary";
-    return false;
-  }
-  const std::string page_script = "\n" + std::string(*js);
+  std::string_view css;
+  std::string page_script;
+  if (!StandalonePageAssets(&css, &page_script, err)) return false;
   Page page(vm);
-  page.Head(*css, page_script);
+  page.Head(css, page_script);
   page.Bar();
   page.Overview();
   page.Releases();

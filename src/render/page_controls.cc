@@ -16,6 +16,18 @@ const std::string_view* PageAsset(std::string_view name) {
   return nullptr;
 }
 
+bool StandalonePageAssets(std::string_view* css, std::string* script, std::string* err) {
+  const std::string_view* style = PageAsset("page.css");
+  const std::string_view* js = PageAsset("page.js");
+  if (style == nullptr || js == nullptr) {
+    *err = "the page assets (page.css, page.js) are missing from this binary";
+    return false;
+  }
+  *css = *style;
+  *script = "\n" + std::string(*js);
+  return true;
+}
+
 namespace {
 // Marks the document as scripted before it is painted, so that the CSS can show the controls.
 constexpr std::string_view kClassScript = "document.documentElement.className = 'js';";

@@ -14,6 +14,10 @@ namespace opsweep::render {
 // An asset compiled into the binary (assets/page.css, page.js, embedded.css); nullptr when missing.
 const std::string_view* PageAsset(std::string_view name);
 
+// The standalone page's stylesheet and script (the script as inlined: after a newline). Fails
+// (*err) when the binary lacks them.
+bool StandalonePageAssets(std::string_view* css, std::string* script, std::string* err);
+
 // The document up to <body>: the content security policy that lets run only the page's two scripts
 // (the class switch and `page_script`, by hash), the title and the stylesheet.
 std::string PageHead(std::string_view title, std::string_view css, std::string_view page_script);
