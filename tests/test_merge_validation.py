@@ -277,3 +277,18 @@ def test_groups_merge_a_survey_of_some_groups_and_refuse_an_unknown_group(tmp_pa
         assert proc.stderr.strip() == (f"opsweep merge: nothing written to {old}: --groups: unknown group 'nope': "
                                        "no case's group is or lies under it")
         assert_untouched(other, old)
+
+
+def test_the_snapshot_folder_is_made_only_when_writing(tmp_path):
+    survey = standard_survey()
+    db = write_db(survey, tmp_path / "results.db")
+    out = tmp_path / "new" / "deeper" / "snapshot.json"
+    proc = run_merge(db, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.is_file() and (out.parent / "snapshot.timings.json").is_file()
+    # a refused merge makes no folder
+    del survey.results[("LoFTR", "compile")]
+    incomplete = write_db(survey, tmp_path / "incomplete.db")
+    refused = tmp_path / "never" / "snapshot.json"
+    assert run_merge(incomplete, "-o", str(refused)).returncode == 1
+    assert not refused.parent.exists()

@@ -157,6 +157,16 @@ int RunMerge(const MergeFlags& flags) {
   }
 
   std::string timings_path = TimingsPath(flags.output);
+  // The snapshot's folder is made only now that everything was read and checked (as render -o does).
+  const std::filesystem::path folder = std::filesystem::path(flags.output).parent_path();
+  if (!folder.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec) {
+      fmt::print(stderr, "opsweep merge: cannot create {}: {}\n", folder.string(), ec.message());
+      return kExitBadInput;
+    }
+  }
   AtomicFile snapshot_file(flags.output);
   AtomicFile timings_file(timings_path);
   if (!snapshot_file.Write(out.snapshot_json, &err) || !timings_file.Write(out.timings_json, &err) ||
