@@ -86,7 +86,7 @@ def main() -> int:
         plan_line = ""
         for _ in range(args.runs):
             for label, binary in binaries.items():
-                cmd = [binary, "run", "--paths", args.paths, "--dry-run", "--db", db]
+                cmd = [binary, "run", "--suite", "kornia", "--paths", args.paths, "--dry-run", "--db", db]
                 peak, wall, first = peak_rss_mib(cmd, env)
                 figures[label].append(peak)
                 walls[label].append(wall)

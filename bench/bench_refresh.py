@@ -385,7 +385,8 @@ def main() -> None:
         if args.inductor_cache:
             # opsweep run sets TORCHINDUCTOR_CACHE_DIR to <db dir>/inductor-cache
             shutil.copytree(args.inductor_cache, os.path.join(work, "inductor-cache"))
-        run_args = ["--db", db, "-j", args.j, "--paths", args.paths] + (["--opset", args.opset] if args.opset else [])
+        run_args = ["--suite", "kornia", "--db", db, "-j", args.j, "--paths", args.paths]
+        run_args += ["--opset", args.opset] if args.opset else []
         run_args += ["--startup-timeout", args.startup_timeout] if args.startup_timeout else []
         if args.preset:
             run_args += ["--preset", args.preset]

@@ -14,7 +14,7 @@ set -euo pipefail
 case "${1:-}" in
   -h|--help)
     echo "usage: bash bench/bench_utilisation.sh [OPSWEEP_BINARY] [extra opsweep run options...]"
-    echo "Runs opsweep run -j \$(nproc) on a fresh database (default: --groups color,filters) and prints"
+    echo "Runs opsweep run -j \$(nproc) on a fresh database (default: --suite kornia --groups color,filters) and prints"
     echo "jobs, wall, cores, utilisation = sum of job durations / (wall x cores), and cases per core-hour."
     exit 0 ;;
 esac
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 bin=${1:-${OPSWEEP_BINARY:-build/tests/opsweep}}
 shift || true
 extra=("$@")
-if [ ${#extra[@]} -eq 0 ]; then extra=(--groups color,filters); fi
+if [ ${#extra[@]} -eq 0 ]; then extra=(--suite kornia --groups color,filters); fi
 cores=$(nproc)
 tmp=$(mktemp -d /tmp/opsweep-util-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -22,7 +22,7 @@ out=.opsweep/quick
 mkdir -p "$out"
 # --opset 17,18,25: the committed survey's opsets, so the onnx jobs' keys are the full survey's.
 # The committed survey's measured job times order the jobs (longest first) and ground the ETA.
-opsweep run --preset quick --paths "$paths" --opset 17,18,25 --db "$out/results.db" \
+opsweep run --suite kornia --preset quick --paths "$paths" --opset 17,18,25 --db "$out/results.db" \
   --durations-from snapshots/kornia/snapshot.timings.json
 opsweep merge --db "$out/results.db" -o "$out/snapshot.json"
 opsweep render "$out/snapshot.json" --html "$out/index.html" --rst "$out/page.rst" --md "$out/page.md"
