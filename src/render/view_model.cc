@@ -469,7 +469,7 @@ void AddFactLines(const PathView& path, const Outcome& outcome, std::optional<De
 }
 
 RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const std::vector<SubVerdictView>& subs,
-                const ReasonLinks& links, const RenderOptions& options, AnchorSet* anchors) {
+                const ReasonLinks& links, const RenderOptions& options, const std::string& suite, AnchorSet* anchors) {
   RowView row;
   row.name = OneLine(record.name);
   row.operator_name = OneLine(record.operator_name);
@@ -504,7 +504,7 @@ RowView MakeRow(const Record& record, const std::vector<PathView>& paths, const 
       row.details.push_back(std::move(*line));
       target = &row.details.back();
     }
-    if (paths[p].reproducible && WantsRepro(outcome.status)) target->repro.push_back(ReproCommand(record.name, paths[p].id));
+    if (paths[p].reproducible && WantsRepro(outcome.status)) target->repro.push_back(ReproCommand(record.name, paths[p].id, suite));
   }
   for (DetailLine& line : row.details) line.paths_label = JoinLabels(line.paths, paths);
   row.sub_summary = SubSummary(failing, differing);
@@ -807,7 +807,7 @@ std::vector<ReasonView> MakeReasons(const Snapshot& snapshot, const Tally& tally
 
 }  // namespace
 
-std::string ReproCommand(std::string_view case_name, std::string_view path_id) {
+std::string ReproCommand(std::string_view case_name, std::string_view path_id, std::string_view suite) {
   auto quote = [](std::string_view word) {
     const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/';
@@ -817,7 +817,9 @@ std::string ReproCommand(std::string_view case_name, std::string_view path_id) {
     for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
   };
-  return "opsweep repro " + quote(case_name) + " --path " + quote(path_id);
+  std::string command = "opsweep repro " + quote(case_name) + " --path " + quote(path_id);
+  if (!suite.empty()) command += " --suite " + quote(suite);
+  return command;
 }
 
 std::string_view StatusToken(Status status) {
@@ -981,7 +983,7 @@ ViewModel BuildViewModel(const Snapshot& snapshot, const RenderOptions& options)
   const ReasonLinks links(snapshot, &anchors);  // reason anchors first: they keep their plain slugs
   Tally tally(snapshot, vm.paths, vm.subverdicts);
   for (const Record& record : snapshot.records) {
-    RowView row = MakeRow(record, vm.paths, vm.subverdicts, links, options, &anchors);
+    RowView row = MakeRow(record, vm.paths, vm.subverdicts, links, options, snapshot.library_name, &anchors);
     tally.Add(record, row, &vm);
     PlaceRow(record, std::move(row), &vm, &anchors);
   }

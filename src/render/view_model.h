@@ -152,8 +152,10 @@ struct AnnotationLine {
   std::string text;         // "checked on fresh inputs", "not checked on fresh inputs: <why>", "note: ..."
 };
 
-// `opsweep repro 'NAME' --path PATH`, the name quoted for a POSIX shell when it needs it.
-std::string ReproCommand(std::string_view case_name, std::string_view path_id);
+// `opsweep repro 'NAME' --path PATH --suite SUITE`, each word quoted for a POSIX shell when it needs it.
+// SUITE is the surveyed library's name: a bundled suite is named after its library, and opsweep
+// bundles several, so a command without it would be refused. "" leaves --suite out.
+std::string ReproCommand(std::string_view case_name, std::string_view path_id, std::string_view suite = "");
 
 struct RowView {
   std::string name;

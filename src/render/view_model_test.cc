@@ -199,17 +199,18 @@ TEST(ViewModelTest, AFailureDetailCarriesTheReproCommandOfEachFailingPath) {
   const ViewModel vm = BuildViewModel(snapshot, {});
   const RowView& row = vm.packages[0].sections[0].rows[0];
   ASSERT_EQ(row.details.size(), 2u);
-  EXPECT_EQ(row.details[0].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path onnx",
-                                                            "opsweep repro 'RandomCrop[p=0.5][random]' --path export"}));
-  EXPECT_EQ(row.details[1].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path compile"}));
+  EXPECT_EQ(row.details[0].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path onnx --suite kornia",
+                                                            "opsweep repro 'RandomCrop[p=0.5][random]' --path export --suite kornia"}));
+  EXPECT_EQ(row.details[1].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path compile --suite kornia"}));
   EXPECT_TRUE(vm.packages[1].sections[0].rows[0].details[0].repro.empty());  // n/a: nothing to reproduce
   EXPECT_EQ(ReproCommand("rgb_to_gray", "onnx"), "opsweep repro rgb_to_gray --path onnx");
   EXPECT_EQ(ReproCommand("it's", "onnx"), "opsweep repro 'it'\\''s' --path onnx");
+  EXPECT_EQ(ReproCommand("a b", "onnx", "kornia"), "opsweep repro 'a b' --path onnx --suite kornia");
   std::string html, err;
   ASSERT_TRUE(WriteHtml(vm, &html, &err)) << err;
-  EXPECT_NE(html.find("opsweep repro &#39;RandomCrop[p=0.5][random]&#39; --path onnx</code>"), std::string::npos);
-  EXPECT_NE(WriteRst(vm).find("reproduce: ``opsweep repro 'RandomCrop[p=0.5][random]' --path compile``"), std::string::npos);
-  EXPECT_NE(WriteMarkdown(vm).find("reproduce: `opsweep repro 'RandomCrop[p=0.5][random]' --path onnx`, `opsweep repro 'RandomCrop[p=0.5][random]' --path export`"),
+  EXPECT_NE(html.find("opsweep repro &#39;RandomCrop[p=0.5][random]&#39; --path onnx --suite kornia</code>"), std::string::npos);
+  EXPECT_NE(WriteRst(vm).find("reproduce: ``opsweep repro 'RandomCrop[p=0.5][random]' --path compile --suite kornia``"), std::string::npos);
+  EXPECT_NE(WriteMarkdown(vm).find("reproduce: `opsweep repro 'RandomCrop[p=0.5][random]' --path onnx --suite kornia`, `opsweep repro 'RandomCrop[p=0.5][random]' --path export --suite kornia`"),
             std::string::npos);
 }
 
@@ -226,8 +227,8 @@ TEST(ViewModelTest, OnlyAPathThatDeclaresAReproducerShowsTheCommand) {
   const ViewModel vm = BuildViewModel(snapshot, {});
   const RowView& row = vm.packages[0].sections[0].rows[0];
   ASSERT_EQ(row.details.size(), 1u);
-  EXPECT_EQ(row.details[0].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path onnx",
-                                                            "opsweep repro 'RandomCrop[p=0.5][random]' --path compile"}));
+  EXPECT_EQ(row.details[0].repro, (std::vector<std::string>{"opsweep repro 'RandomCrop[p=0.5][random]' --path onnx --suite kornia",
+                                                            "opsweep repro 'RandomCrop[p=0.5][random]' --path compile --suite kornia"}));
 }
 
 TEST(ViewModelTest, ADynamicPathThatRecompilesOnEveryNewSizeShowsItsReproducer) {
@@ -245,7 +246,7 @@ TEST(ViewModelTest, ADynamicPathThatRecompilesOnEveryNewSizeShowsItsReproducer) 
   const RowView& row = vm.packages[0].sections[0].rows[0];
   std::vector<std::string> commands;
   for (const auto& line : row.details) commands.insert(commands.end(), line.repro.begin(), line.repro.end());
-  EXPECT_EQ(commands, (std::vector<std::string>{"opsweep repro rotate --path compile-dynamic"}));
+  EXPECT_EQ(commands, (std::vector<std::string>{"opsweep repro rotate --path compile-dynamic --suite kornia"}));
 }
 
 TEST(ViewModelTest, AClassifiedBreakReadsAsItsReasonAnUnclassifiedOneAsDynamosWords) {
