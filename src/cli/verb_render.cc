@@ -6,9 +6,10 @@
 // with several (one library under several torch releases), the same page for one of them (the
 // newest release, or --current) with the history of every row across the releases
 // (render/history.h). With --map, two snapshots of two libraries make the comparison page of the
-// operations the equivalence map lists (render/comparison.h), as HTML and Markdown. `-o DIR` writes DIR/index.html, DIR/page.rst and DIR/page.md. Every output
-// is written to a temporary file beside its destination and only when all are written are they
-// renamed into place, so a reader never sees a half-written page.
+// operations the equivalence map lists (render/comparison.h), as HTML and Markdown. `-o DIR` writes
+// DIR/index.html, DIR/page.rst and DIR/page.md (a comparison: no page.rst). Every output is written
+// to a temporary file beside its destination and only when all are written are they renamed into
+// place, so a reader never sees a half-written page.
 //
 // Exit status (cli/exit_status.h): 0 written; 2 bad input or usage (no output asked for, a snapshot
 // that cannot be read or is refused, snapshots that make no history, an output that cannot be
@@ -25,7 +26,6 @@
 #include "cli/exit_status.h"
 #include "cli/snapshot_files.h"
 #include "cli/verbs.h"
-#include "util/read_file.h"
 #include "render/comparison.h"
 #include "render/comparison_writer.h"
 #include "render/history.h"
@@ -33,6 +33,7 @@
 #include "render/markdown_writer.h"
 #include "render/rst_writer.h"
 #include "render/view_model.h"
+#include "util/read_file.h"
 
 namespace opsweep::cli {
 namespace {
@@ -102,16 +103,19 @@ bool WriteAll(const std::string& out_dir, const std::vector<Output>& outputs, st
   return WriteOutputs(outputs, err);
 }
 
-// `--map`: the comparison of two libraries, as HTML and Markdown (no reStructuredText page).
-int RenderComparison(const RenderArgs& a, const std::vector<snapshot::Snapshot>& snapshots) {
-  if (snapshots.size() != 2) {
-    return Fail(fmt::format("--map compares two libraries: give two snapshots, not {}", snapshots.size()));
+// `--map`: the comparison of two libraries, as HTML and Markdown (no reStructuredText page). The
+// arguments and the map are checked before any snapshot is read.
+int RenderComparison(const RenderArgs& a) {
+  if (a.snapshots.size() != 2) {
+    return Fail(fmt::format("--map compares two libraries: give two snapshots, not {}", a.snapshots.size()));
   }
   if (!a.current.empty()) return Fail("--current is for a history page, not a comparison (--map)");
   std::string text, err;
   if (!ReadFile(a.map, &text, &err)) return Fail(fmt::format("cannot read the map {}: {}", a.map, err));
   render::EquivalenceMap map;
   if (!render::ParseEquivalenceMap(text, &map, &err)) return Fail(a.map + ": " + err);
+  std::vector<snapshot::Snapshot> snapshots;
+  if (!LoadSnapshotFiles(a.snapshots, &snapshots, &err)) return Fail(err);
   render::ComparisonView view;
   if (!render::BuildComparison(snapshots[0], snapshots[1], map, &view, &err)) return Fail(err);
   std::vector<Output> outputs;
@@ -143,10 +147,10 @@ int Render(const RenderArgs& args) {
   if (a.html.empty() && a.rst.empty() && a.md.empty()) {
     return Fail("nothing to write: give --html, --rst, --md or -o DIR");
   }
+  if (!a.map.empty()) return RenderComparison(a);
   std::vector<snapshot::Snapshot> snapshots;
   std::string err;
   if (!LoadSnapshotFiles(a.snapshots, &snapshots, &err)) return Fail(err);
-  if (!a.map.empty()) return RenderComparison(a, snapshots);
   render::ViewModel vm;
   if (!MakeViewModel(a, snapshots, &vm, &err)) return Fail(err);
 

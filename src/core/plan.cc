@@ -65,6 +65,21 @@ bool GroupMatches(std::string_view group, std::string_view prefix) {
   return group.size() == prefix.size() || group[prefix.size()] == '.';
 }
 
+bool InGroups(std::string_view group, const std::vector<std::string>& prefixes) {
+  return prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(),
+                                         [&](const std::string& prefix) { return GroupMatches(group, prefix); });
+}
+
+std::string UnmatchedGroup(const std::vector<std::string>& prefixes, const std::vector<std::string_view>& groups) {
+  for (const auto& prefix : prefixes) {
+    if (prefix.empty()) return "empty group name";
+    if (std::none_of(groups.begin(), groups.end(), [&](std::string_view g) { return GroupMatches(g, prefix); })) {
+      return fmt::format("unknown group '{}': no case's group is or lies under it", prefix);
+    }
+  }
+  return "";
+}
+
 bool OnlyMatches(std::string_view name, std::string_view only, bool exact) {
   return exact ? name == only : name.substr(0, only.size()) == only;
 }
@@ -87,13 +102,11 @@ bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::s
       return false;
     }
   }
-  for (const auto& prefix : request.groups) {
-    bool any = std::any_of(inventory.begin(), inventory.end(),
-                           [&](const CaseEntry& c) { return GroupMatches(c.group, prefix); });
-    if (!any) {
-      *err = fmt::format("unknown group '{}': no case's group is or lies under it", prefix);
-      return false;
-    }
+  std::vector<std::string_view> groups;
+  for (const CaseEntry& c : inventory) groups.push_back(c.group);
+  if (std::string unmatched = UnmatchedGroup(request.groups, groups); !unmatched.empty()) {
+    *err = unmatched;
+    return false;
   }
   for (size_t i = 0; i < inventory.size(); ++i) {
     const CaseEntry& c = inventory[i];
@@ -102,11 +115,7 @@ bool BuildPlan(const std::vector<CaseEntry>& inventory, const std::vector<std::s
                      [&](const std::string& p) { return OnlyMatches(c.name, p, request.only_exact); })) {
       continue;
     }
-    if (!request.groups.empty() &&
-        std::none_of(request.groups.begin(), request.groups.end(),
-                     [&](const std::string& g) { return GroupMatches(c.group, g); })) {
-      continue;
-    }
+    if (!InGroups(c.group, request.groups)) continue;
     for (const auto& path : request.paths) {
       if (ShardOfJob(c.name, path, request.shard.count) != request.shard.index) continue;
       out->push_back(PlannedJob{i, c.name, path});

@@ -50,6 +50,15 @@ struct PlannedJob {
 // "geometryx").
 bool GroupMatches(std::string_view group, std::string_view prefix);
 
+// True when `group` is or lies under one of `prefixes` (every group when there are none): what
+// `--groups` selects, for `run` and `merge` alike.
+bool InGroups(std::string_view group, const std::vector<std::string>& prefixes);
+
+// "" when every prefix names the group of some case (`groups`: one entry per case), else why not,
+// in one line ("unknown group 'x': no case's group is or lies under it", "empty group name"): a
+// typo must never silently select nothing.
+std::string UnmatchedGroup(const std::vector<std::string>& prefixes, const std::vector<std::string_view>& groups);
+
 // Builds the plan: cases in inventory order, and for each the requested paths in the given order.
 // True when the case name is selected by one --only entry (a prefix, or the whole name with --exact).
 bool OnlyMatches(std::string_view name, std::string_view only, bool exact);

@@ -284,29 +284,15 @@ void CheckShardsAgree(const std::vector<DbContents>& dbs, const JoinState& state
 void KeepGroups(const SurveyOptions& options, Survey* survey) {
   if (options.groups.empty()) return;
   survey->groups = options.groups;
-  for (const auto& prefix : options.groups) {
-    if (prefix.empty()) {
-      survey->refused = "--groups: empty group name";
-      return;
-    }
-    const bool any = std::any_of(survey->cases.begin(), survey->cases.end(),
-                                 [&](const auto& entry) { return GroupMatches(entry.second.inventory.group, prefix); });
-    if (!any) {
-      survey->refused = fmt::format("--groups: unknown group '{}': no case's group is or lies under it", prefix);
-      return;
-    }
+  std::vector<std::string_view> groups;
+  for (const auto& [name, c] : survey->cases) groups.push_back(c.inventory.group);
+  if (std::string unmatched = UnmatchedGroup(options.groups, groups); !unmatched.empty()) {
+    survey->refused = "--groups: " + unmatched;
+    return;
   }
-  size_t dropped = 0;
-  for (auto it = survey->cases.begin(); it != survey->cases.end();) {
-    const std::string& group = it->second.inventory.group;
-    if (std::none_of(options.groups.begin(), options.groups.end(),
-                     [&](const std::string& prefix) { return GroupMatches(group, prefix); })) {
-      it = survey->cases.erase(it);
-      ++dropped;
-    } else {
-      ++it;
-    }
-  }
+  const size_t dropped = std::erase_if(survey->cases, [&](const auto& entry) {
+    return !InGroups(entry.second.inventory.group, options.groups);
+  });
   if (dropped) survey->notes.push_back(fmt::format("left out {} cases outside --groups and their results", dropped));
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -85,22 +84,18 @@ CellView AggregateCell(const Tally& t) {
     return cell;
   }
   if (t.probed == 0) return MakeCell(Status::not_applicable, std::nullopt);
-  // The cell's status: a supported one when any configuration deploys (plain "ok" when one is),
-  // else the most frequent failure (ties: the order of kAllStatuses).
+  // The cell's status: when a configuration deploys, "ok" if one is ok, else the most frequent
+  // supported status; when none does, the most frequent failure (ties: the first in Status order).
   Status status = Status::not_applicable;
-  int best = 0;
-  for (Status s : kAllStatuses) {
-    auto it = t.statuses.find(s);
-    if (it == t.statuses.end()) continue;
-    const bool wanted = t.supported > 0 ? IsSupported(s) : true;
-    if (!wanted) continue;
-    if (t.supported > 0 && s == Status::ok) {
-      status = s;
-      break;
-    }
-    if (it->second > best) {
-      best = it->second;
-      status = s;
+  if (t.supported > 0 && t.statuses.count(Status::ok)) {
+    status = Status::ok;
+  } else {
+    int best = 0;
+    for (const auto& [s, count] : t.statuses) {
+      if ((t.supported == 0 || IsSupported(s)) && count > best) {
+        best = count;
+        status = s;
+      }
     }
   }
   CellView cell = MakeCell(status, std::nullopt);
@@ -384,11 +379,7 @@ class Builder {
     const ComparedLibrary &a = view->libraries[0], &b = view->libraries[1];
     page.library_name = a.label + " and " + b.label;
     page.title = fmt::format("{} and {}: which deploys, operation by operation", a.label, b.label);
-    std::string paths;
-    for (std::size_t i = 0; i < view->compared.size(); ++i) {
-      if (i > 0) paths += i + 1 == view->compared.size() ? " and " : ", ";
-      paths += view->compared[i].title;
-    }
+    const std::string paths = JoinTitles(view->compared);
     page.lede = fmt::format(
         "{} operations that both libraries or one of them offer, each with every surveyed configuration's verdict "
         "on {} in {} (torch {}) and {} (torch {}). An operation deploys on a path when at least one of its "
@@ -401,15 +392,7 @@ class Builder {
   std::array<const Snapshot*, 2> s_;
   const EquivalenceMap& map_;
   std::array<std::map<std::string, std::vector<std::size_t>>, 2> by_target_;
-  struct Anchors {
-    std::string Make(std::string_view prefix, std::string_view name) {
-      const std::string base = std::string(prefix) + Slug(name);
-      std::string anchor = base;
-      for (int n = 2; !used.insert(anchor).second; ++n) anchor = fmt::format("{}-{}", base, n);
-      return anchor;
-    }
-    std::set<std::string> used;
-  } anchors_;
+  AnchorSet anchors_;
 };
 
 }  // namespace

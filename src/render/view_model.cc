@@ -25,29 +25,6 @@ using snapshot::Reason;
 constexpr const char* kEnvironmentDisplayOrder[] = {"torch", "onnx",  "onnxscript", "onnxruntime",
                                                     "python", "numpy", "opset",      "device"};
 
-std::string JoinTitles(const std::vector<PathView>& paths) {
-  std::string out;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    if (i > 0) out += i + 1 == paths.size() ? " and " : ", ";
-    out += paths[i].title;
-  }
-  return out;
-}
-
-// Hands out unique anchors: the slug of a name, then "-2", "-3", ... on a collision.
-class AnchorSet {
- public:
-  std::string Make(std::string_view prefix, std::string_view name) {
-    const std::string base = std::string(prefix) + Slug(name);
-    std::string anchor = base;
-    for (int n = 2; !used_.insert(anchor).second; ++n) anchor = fmt::format("{}-{}", base, n);
-    return anchor;
-  }
-
- private:
-  std::set<std::string> used_;
-};
-
 std::string JoinLabels(const std::vector<int>& indexes, const std::vector<PathView>& paths) {
   std::string out;
   for (int index : indexes) {
@@ -806,6 +783,22 @@ std::vector<ReasonView> MakeReasons(const Snapshot& snapshot, const Tally& tally
 }
 
 }  // namespace
+
+std::string JoinTitles(const std::vector<PathView>& paths) {
+  std::string out;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (i > 0) out += i + 1 == paths.size() ? " and " : ", ";
+    out += paths[i].title;
+  }
+  return out;
+}
+
+std::string AnchorSet::Make(std::string_view prefix, std::string_view name) {
+  const std::string base = std::string(prefix) + Slug(name);
+  std::string anchor = base;
+  for (int n = 2; !used_.insert(anchor).second; ++n) anchor = fmt::format("{}-{}", base, n);
+  return anchor;
+}
 
 std::string ReproCommand(std::string_view case_name, std::string_view path_id, std::string_view suite) {
   auto quote = [](std::string_view word) {

@@ -18,6 +18,7 @@
 //   only on a file that exported and passed the checker).
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -151,6 +152,18 @@ struct AnnotationLine {
   std::string paths_label;  // "ONNX, export"
   std::string text;         // "checked on fresh inputs", "not checked on fresh inputs: <why>", "note: ..."
 };
+
+// Hands out unique anchors: the slug of a name, then "-2", "-3", ... on a collision.
+class AnchorSet {
+ public:
+  std::string Make(std::string_view prefix, std::string_view name);
+
+ private:
+  std::set<std::string> used_;
+};
+
+// The paths' titles joined: "ONNX, torch.export and torch.compile".
+std::string JoinTitles(const std::vector<PathView>& paths);
 
 // `opsweep repro 'NAME' --path PATH --suite SUITE`, each word quoted for a POSIX shell when it needs it.
 // SUITE is the surveyed library's name: a bundled suite is named after its library, and opsweep
