@@ -19,7 +19,14 @@ from one queue like the engine's workers, one torch thread and one inductor comp
   it is a cache, and without it torch.onnx.export would cost more than the harness's own export;
 - ``export``: ``torch.export.export(strict=False)`` and one run of the exported program;
 - ``compile``: ``torch._dynamo.reset()``, ``torch.compile`` (inductor) and its first call; not the
-  fresh-inputs or randomness checks, nor ``explain`` for jobs with breaks.
+  fresh-inputs or randomness checks, nor ``explain`` for jobs with breaks;
+- ``aoti``: ``torch.export.export(strict=False)``, ``torch._inductor.aoti_compile_and_package`` into
+  a scratch folder, ``aoti_load_package`` and one run;
+- ``executorch``: ``torch.export.export(strict=False)``, ``to_edge_transform_and_lower`` with the
+  XNNPACK partitioner, ``.to_executorch()``, and a load and run in ``executorch.runtime``.
+
+Cases named without a path get the three capture paths; name ``CASE:aoti`` or
+``CASE:executorch`` for the deployment paths.
 
 So its wall time is a floor under any refresh of those jobs on this machine: what a harness that did
 nothing of its own would take. A call that raises is timed to the raise (the job pays that too).
@@ -36,14 +43,16 @@ import multiprocessing as mp
 import os
 import queue as queue_module
 import re
+import shutil
 import sys
+import tempfile
 import time
 from typing import Any
 
 from _kornia_cases import ROOT
 from opsweep.evidence import scrub
 
-PATHS = ("onnx", "export", "compile")
+PATHS = ("onnx", "export", "compile", "aoti", "executorch")
 
 
 def parse_jobs(args: argparse.Namespace) -> tuple[dict[str, list[str]], str] | str:
@@ -67,7 +76,7 @@ def parse_jobs(args: argparse.Namespace) -> tuple[dict[str, list[str]], str] | s
         # CASE:PATH when what follows the last colon reads like a path's name (checked below)
         case, _, path = item.rpartition(":") if re.fullmatch(r"[a-z][a-z-]*", item.rsplit(":", 1)[-1]) and ":" in item \
             else (item, "", "")
-        for p in [path] if path else list(PATHS):
+        for p in [path] if path else list(PATHS[:3]):
             jobs.setdefault(case, []).append(p)
     if not jobs:
         return "no jobs: name cases (CASE or CASE:PATH) or --jobs-from a refresh bench's JSON"
@@ -203,8 +212,65 @@ def worker(index: int, opsets: list[int], queue: Any, results: Any, parent: int,
                 torch._dynamo.reset()
                 row["fx_cache"] = [counters["inductor"]["fxgraph_cache_hit"] - hits,
                                    counters["inductor"]["fxgraph_cache_miss"] - misses]
+            elif path == "aoti":
+                def aoti_export() -> Any:
+                    seed_everything(0)
+                    return torch.export.export(make_module(case, flat_outputs=True), fresh_inputs(case), strict=False)
+                program = part("aoti export", aoti_export)
+                folder = tempfile.mkdtemp(prefix="floor-aoti-")
+                package = None if program is None else part("aoti compile", lambda: torch._inductor.aoti_compile_and_package(
+                    program, package_path=os.path.join(folder, "model.pt2")))
+                runner = None if package is None else part("aoti load", lambda: torch._inductor.aoti_load_package(package))
+                if runner is not None:
+                    part("aoti run", lambda: runner(*fresh_inputs(case)))
+                shutil.rmtree(folder, ignore_errors=True)
+            elif path == "executorch":
+                from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+                from executorch.exir import to_edge_transform_and_lower
+                from executorch.runtime import Runtime
+
+                def et_export() -> Any:
+                    seed_everything(0)
+                    return torch.export.export(make_module(case, flat_outputs=True), fresh_inputs(case), strict=False)
+                program = part("executorch export", et_export)
+                lowered = None if program is None else part(
+                    "executorch lower", lambda: to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()]))
+                buffer = None if lowered is None else part("executorch serialise", lambda: lowered.to_executorch().buffer)
+
+                def et_run() -> Any:
+                    method = Runtime.get().load_program(buffer).load_method("forward")
+                    return method.execute([x.contiguous() for x in fresh_inputs(case)])
+                if buffer is not None:
+                    part("executorch load and run", et_run)
         row["total_s"] = time.perf_counter() - start
         results.put(row)
+
+
+def floor_of_job(row: dict[str, Any], path: str, paths: list[str]) -> float:
+    """The floor of one job: its path's calls, and its share of the case's build and eager call
+    (made once per case here, once per job in the harness: a job cannot do with less)."""
+    own = sum(v for k, v in row["parts"].items() if k == path or k.startswith(path + " "))
+    return own + (row["parts"].get("build", 0.0) + row["parts"].get("eager", 0.0)) / max(len(paths), 1)
+
+
+def harness_over_floor(results_text: str, rows: list[dict[str, Any]],
+                       jobs: dict[str, list[str]]) -> dict[str, tuple[float, float, int]]:
+    """path -> (the harness's summed job durations, the floor's, jobs) over the jobs both measured."""
+    measured: dict[tuple[str, str], float] = {}
+    with open(results_text, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            if "result" in r and r.get("duration_s") is not None:
+                measured[(r["result"], r["path"])] = float(r["duration_s"])
+    out: dict[str, tuple[float, float, int]] = {}
+    for row in rows:
+        paths = jobs[row["case"]]
+        for path in paths:
+            if (row["case"], path) not in measured:
+                continue
+            h, fl, n = out.get(path, (0.0, 0.0, 0))
+            out[path] = (h + measured[(row["case"], path)], fl + floor_of_job(row, path, paths), n + 1)
+    return dict(sorted(out.items()))
 
 
 def main() -> int:
@@ -218,6 +284,9 @@ def main() -> int:
                          "exported, in the survey) add no call (default 25)")
     ap.add_argument("--durations-from", default=os.path.join(ROOT, "snapshots", "kornia", "snapshot.timings.json"),
                     help="a snapshot's timings: the longest cases go first, as opsweep run --durations-from")
+    ap.add_argument("--harness-from", default="",
+                    help="a results text (opsweep results export) holding the same jobs as measured by the harness: "
+                         "prints harness / floor per path")
     ap.add_argument("--json", default="", help="also write the figures to this file")
     ap.add_argument("--torch-log", default=os.devnull,
                     help="where the processes' own output goes: torch's warnings and failure reports (default: nowhere)")
@@ -301,7 +370,9 @@ def main() -> int:
     by_path = {"eager and build": parts.get("eager", 0.0) + parts.get("build", 0.0),
                "onnx": sum(v for k, v in parts.items() if k.startswith("onnx")),
                "export": sum(v for k, v in parts.items() if k.startswith("export")),
-               "compile": parts.get("compile", 0.0)}
+               "compile": parts.get("compile", 0.0),
+               "aoti": sum(v for k, v in parts.items() if k.startswith("aoti")),
+               "executorch": sum(v for k, v in parts.items() if k.startswith("executorch"))}
     job_s = sum(r["total_s"] for r in rows)
     hits = sum(r.get("fx_cache", [0, 0])[0] for r in rows)
     misses = sum(r.get("fx_cache", [0, 0])[1] for r in rows)
@@ -311,6 +382,9 @@ def main() -> int:
     print("by path: " + ", ".join(f"{k} {v:.1f} s" for k, v in by_path.items()))
     print("by call: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(parts.items())))
     print(f"inductor FX-graph cache: {hits} hits, {misses} misses")
+    ratios = harness_over_floor(args.harness_from, rows, jobs) if args.harness_from else {}
+    for path, (harness_s, floor_s, n) in ratios.items():
+        print(f"harness / floor, {path}: {harness_s:.1f} s / {floor_s:.1f} s = {harness_s / max(floor_s, 1e-9):.2f}x ({n} jobs)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"step": step_name, "workers": args.workers, "opsets": opsets, "jobs": njobs,
@@ -318,6 +392,9 @@ def main() -> int:
                        "calls_s": round(job_s, 1), "by_path_s": {k: round(v, 1) for k, v in by_path.items()},
                        "by_call_s": {k: round(v, 1) for k, v in sorted(parts.items())},
                        "fx_cache": {"hits": hits, "misses": misses},
+                       "harness_over_floor": {p: {"harness_s": round(h, 1), "floor_s": round(f, 1), "jobs": n,
+                                                  "ratio": round(h / max(f, 1e-9), 2)}
+                                              for p, (h, f, n) in ratios.items()},
                        "inductor_cache": scrub(os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")),
                        "rows": [{**r, "parts": {k: round(v, 3) for k, v in r["parts"].items()},
                                  "total_s": round(r["total_s"], 3)} for r in rows]}, f, indent=1)

@@ -34,6 +34,11 @@ debs=(build-essential cmake ninja-build pkg-config zlib1g-dev libcli11-dev nlohm
 if [ "$want_tests" = yes ]; then
   debs+=(libgtest-dev chromium chromium-driver)
 fi
+# The workers build the recorder's frame hook (python/opsweep/deps/_frames.c) against the
+# interpreter's headers; Debian's own python3 has them in python3-dev.
+if ! "$PY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+  debs+=(python3-dev)
+fi
 missing=()
 for d in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q "install ok installed" || missing+=("$d")

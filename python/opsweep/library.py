@@ -66,10 +66,10 @@ def _root_variants(root: str) -> list[str]:
     return [norm] if real == norm else [norm, real]
 
 
-def py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
-    """(name relative to ``root``, ``/``-separated; absolute path) of every ``.py`` file under
-    ``root``, sorted by name; ``exclude`` lists sub-folders and files (relative names) to leave
-    out; ``__pycache__`` is never walked."""
+def py_files(root: str, exclude: Iterable[str], suffixes: tuple[str, ...] = (".py",)) -> list[tuple[str, str]]:
+    """(name relative to ``root``, ``/``-separated; absolute path) of every ``.py`` file (or file
+    ending in one of ``suffixes``) under ``root``, sorted by name; ``exclude`` lists sub-folders and
+    files (relative names) to leave out; ``__pycache__`` is never walked."""
     excluded = set(exclude)
     found: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -80,7 +80,7 @@ def py_files(root: str, exclude: Iterable[str]) -> list[tuple[str, str]]:
             if d != "__pycache__" and os.path.normpath(os.path.join(rel_dir, d)) not in excluded
         ]
         for fn in filenames:
-            if fn.endswith(".py"):
+            if fn.endswith(suffixes):
                 rel = os.path.normpath(os.path.join(rel_dir, fn)).replace(os.sep, "/")
                 if rel in excluded:
                     continue

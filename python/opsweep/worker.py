@@ -425,6 +425,9 @@ def load(args: argparse.Namespace, started_ns: int) -> Loaded:
         imports = deps.JobImports(lambda f: index.relative(f) is not None).install()
         hidden = watch.hidden_deps(index)
         hidden.reader_dirs = tuple(os.path.join(d, "") for d in registry_folders(args.registry))
+        readers = hidden.reader_dirs
+        # a job's deps and sources are read from these files only (LibraryIndex.deps, job._sources)
+        deps.record_only(lambda f: index.relative(f) is not None or f.startswith(readers))
         tracker = deps.DepsTracker(index, hidden, imports)
     return Loaded(cases, library, name, fingerprint, error, tracker, registry_folders(args.registry))
 
@@ -550,7 +553,11 @@ def main(argv: list[str] | None = None) -> int:
     loaded = load(args, started_ns=started_ns)
     if not send_hello(channel, loaded):
         return 2
-    _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(loaded.cases)} cases, library {loaded.library_name}")
+    from opsweep.deps import native  # builds the recorder's hook here, before any job's clock
+
+    recording = native.mechanism()
+    _log(f"ready in {time.perf_counter() - t_start:.2f}s: {len(loaded.cases)} cases, library {loaded.library_name}, "
+         f"recorder: {recording}")
     return job_loop(channel, loaded, max(1, args.threads))
 
 

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import textwrap
 from typing import Any
 
 import pytest
 
-from harness_helpers import FIXTURES, INDUCTOR_CACHE, Worker
+from harness_helpers import FIXTURES, INDUCTOR_CACHE, PYTHON_DIR, Worker
 from opsweep import deps
 from opsweep.library import Library
 
@@ -328,9 +329,9 @@ def test_an_unwatched_module_gives_no_deps(tmp_path):
 
 
 def run_registry(registry: str, log: str, paths: tuple[str, ...] = PATHS,
-                 pythonpath: str | None = None) -> dict[str, Any]:
+                 pythonpath: str | None = None, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     """Every case of ``registry`` through ``paths`` in one worker (and the index it sent)."""
-    env = {"TORCHINDUCTOR_CACHE_DIR": INDUCTOR_CACHE}
+    env = {"TORCHINDUCTOR_CACHE_DIR": INDUCTOR_CACHE, **(extra_env or {})}
     w = Worker([registry], log, env=env)
     hello, inventory, index = w.receive(), w.receive(), w.receive()
     assert hello and hello["type"] == "hello", w.log()
@@ -627,3 +628,96 @@ def test_a_code_object_that_cannot_be_hashed_is_recorded_by_where_it_is(tmp_path
     _add_code(codes, real)
     (ref,) = [c for c in codes if isinstance(c, CodeRef)]
     assert index.locate(ref) == index.locate(real) != (None, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# The two recording mechanisms (deps/native.py): the frame hook, and cProfile where it cannot be built
+
+
+@pytest.fixture(scope="module")
+def depfix_cprofile_run(tmp_path_factory):
+    return run_registry(DEPS_REGISTRY, str(tmp_path_factory.mktemp("deps-cprofile") / "worker.log"),
+                        extra_env={"OPSWEEP_RECORDER": "cprofile"})
+
+
+def test_the_worker_records_with_the_frame_hook(depfix_run):
+    assert "recorder: frame hook (PEP 523)" in depfix_run["log"]
+
+
+def test_both_mechanisms_record_the_same_deps_and_sources(depfix_run, depfix_cprofile_run):
+    assert "recorder: cProfile (OPSWEEP_RECORDER=cprofile)" in depfix_cprofile_run["log"]
+    hook, profiled = depfix_run["records"], depfix_cprofile_run["records"]
+    assert set(hook) == set(profiled)
+    for key in hook:
+        assert hook[key]["deps"] == profiled[key]["deps"], key
+        assert hook[key]["sources"] == profiled[key]["sources"], key
+        assert (hook[key]["status"], hook[key]["step"]) == (profiled[key]["status"], profiled[key]["step"]), key
+
+
+def test_the_hook_records_library_code_run_eagerly_at_a_graph_break_and_is_given_back(tmp_path):
+    # Dynamo installs its own frame function while a compiled function runs and hands the frames it
+    # does not compile to the one before it: code run at a graph break must reach the hook, and the
+    # hook must be the interpreter's frame function again once the compiled call returns.
+    lib = tmp_path / "breaklib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text(
+        "import torch\n\n"
+        "def eager_only(x):\n    return x + 1\n\n"
+        "def outer(x):\n    y = x * 2\n    torch._dynamo.graph_break()\n    return torch._dynamo.disable(eager_only)(y)\n"
+    )
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import sys, torch\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import breaklib\n"
+        "from opsweep.deps import native\n"
+        "from opsweep.deps.recorder import Recorder, record_only\n"
+        f"record_only(lambda f: f.startswith({str(lib)!r}))\n"
+        "compiled = torch.compile(breaklib.outer, backend='eager')\n"
+        "r = Recorder()\n"
+        "with r:\n"
+        "    compiled(torch.ones(3))\n"
+        "    inside = native.frames().is_installed()\n"
+        "print(native.mechanism(), '|', r.problem, '|', inside, '|', native.frames().is_installed(), '|',\n"
+        "      ' '.join(sorted(c.co_name for c in r.all_codes())))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPSWEEP_RECORDER"}
+    env["PYTHONPATH"] = PYTHON_DIR
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    mechanism, problem, inside, after, names = [p.strip() for p in out.stdout.strip().splitlines()[-1].split("|")]
+    assert mechanism == "frame hook (PEP 523)"
+    assert problem == ""
+    assert inside == "True" and after == "False"  # ours during the window, the default after it
+    assert "eager_only" in names.split() and "outer" in names.split()
+
+
+def test_a_frame_function_that_does_not_hand_frames_on_is_a_problem_and_the_next_window_falls_back(tmp_path):
+    # Something replaces the hook mid-window with the interpreter's default (which calls no one):
+    # frames after that are not seen, so the window's recording cannot be trusted; the next window
+    # cannot chain to a hook nobody calls, and records with cProfile instead.
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import ctypes, sys\n"
+        "from opsweep.deps import native\n"
+        "from opsweep.deps.recorder import Recorder\n"
+        "api = ctypes.pythonapi\n"
+        "api.PyInterpreterState_Get.restype = ctypes.c_void_p\n"
+        "api._PyInterpreterState_SetEvalFrameFunc.argtypes = [ctypes.c_void_p, ctypes.c_void_p]\n"
+        "default = ctypes.cast(api._PyEval_EvalFrameDefault, ctypes.c_void_p)\n"
+        "first = Recorder()\n"
+        "with first:\n"
+        "    api._PyInterpreterState_SetEvalFrameFunc(api.PyInterpreterState_Get(), default)\n"
+        "second = Recorder()\n"
+        "with second:\n"
+        "    window = second._window\n"
+        "print(native.mechanism(), '|', first.problem, '|', window, '|', second.problem)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPSWEEP_RECORDER"}
+    env["PYTHONPATH"] = PYTHON_DIR
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    mechanism, first, window, second = [p.strip() for p in out.stdout.strip().splitlines()[-1].split("|")]
+    assert mechanism == "frame hook (PEP 523)"
+    assert first == "the job replaced the frame-evaluation hook that records the code it runs"
+    assert window == "cprofile" and second == ""

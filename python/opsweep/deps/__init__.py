@@ -4,13 +4,14 @@ while every piece of library code it depends on is unchanged, so an edit re-prob
 that ran the edited code: a build tool's rule, rebuild what depends on the edited file, never fewer.
 
 - ``index``: the pieces (functions and modules) and their digests, by parsing the library;
-- ``recorder``: what a job entered (a C-level profiler, and Dynamo's translated code);
+- ``recorder``: what a job entered (a frame-evaluation hook, ``native``, and Dynamo's translated
+  code);
 - ``hidden``: what a job depends on without entering it (what a module's import ran, at the
   registries' loading or on a job's first use; what earlier jobs ran when they changed module state
   this job can read, such as a cache filled on first use);
 - ``DepsTracker`` (here): the worker's view across jobs, turning a job's recording into its deps.
 
-When the recording cannot be trusted (another profiler displaced ours, a library module was
+When the recording cannot be trusted (something displaced the recorder's hook or profiler, a library module was
 imported before the worker could watch, the Dynamo hook is missing, a lazy target was built outside
 any job), ``deps`` is null: the engine then keys the result on the whole library's fingerprint.
 """
@@ -32,7 +33,7 @@ from opsweep.deps.index import (
     filesystem_now_ns,
     index_file,
 )
-from opsweep.deps.recorder import Recorder, prepare_recording
+from opsweep.deps.recorder import Recorder, prepare_recording, record_only
 
 
 class DepsTracker:
@@ -77,6 +78,7 @@ __all__ = [
     "index_file",
     "loaded_modules",
     "prepare_recording",
+    "record_only",
     "state_parts",
     "state_signature",
 ]

@@ -441,7 +441,7 @@ class _ProfilingLoader(_SignatureLoader):
             super().exec_module(module)  # nested in a library import we profile: its graph holds it
             return
         recorder = active_recorder()
-        ours = recorder is not None and current is not None and current is recorder.profiler
+        ours = recorder is not None and recorder.accounts_for(current)
         if current is not None and not ours:
             watch.unknown.add(f)
             super().exec_module(module)

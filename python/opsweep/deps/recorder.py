@@ -1,8 +1,7 @@
-"""Recording the code a job runs: a C-level profiler (``cProfile``, call events only) on the
-job's thread, a Python profile function on threads started meanwhile, and the code objects Dynamo
-translates (docs/formats.md section 3.1, item 1). The profiler is paused where only torch runs and
-it would cost most: while Dynamo interprets bytecode (its translator hook sees that code), resumed
-in the backend it calls, and in torch.onnx's stages after the capture."""
+"""Recording the code a job runs: a frame-evaluation hook (deps/native.py; cProfile where it cannot
+be built) and the code objects Dynamo translates (docs/formats.md section 3.1, item 1). Recording
+is paused where only torch runs: while Dynamo interprets bytecode (its translator hook sees that
+code), resumed in the backend it calls, and in torch.onnx's stages after the capture."""
 
 from __future__ import annotations
 
@@ -11,7 +10,9 @@ import functools
 import sys
 import threading
 import types
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
+
+from opsweep.deps import native
 
 
 _dynamo_hook_state = {"installed": False, "error": ""}
@@ -19,9 +20,8 @@ _active_recorders: list["Recorder"] = []
 
 
 def active_recorder() -> "Recorder | None":
-    """The innermost recorder recording now (started and not yet stopped), or None: whose
-    profiler a library import found running belongs to (deps/hidden.py pauses it around the
-    import it profiles itself)."""
+    """The innermost recorder recording now (started and not yet stopped), or None: the one a
+    library import pauses around the import it profiles itself (deps/hidden.py)."""
     return _active_recorders[-1] if _active_recorders else None
 
 
@@ -29,8 +29,8 @@ def _install_dynamo_hook() -> str:
     """Patch Dynamo (once per process) so that, while a recorder is active:
     - every code object Dynamo translates (the frame it compiles and every function it inlines or
       tries to, run or not) reaches the recorder: ``InstructionTranslatorBase.__init__``;
-    - the profiler is paused while Dynamo interprets bytecode (``convert_frame._compile``), where
-      the hook above sees the code and a profiler would double the time of a compile job, and
+    - recording is paused while Dynamo interprets bytecode (``convert_frame._compile``), where
+      the hook above sees the code (and a profiler would double the time of a compile job), and
       resumed while the backend compiles the graph (``OutputGraph.call_user_compiler``:
       AOTAutograd and inductor run real Python there, e.g. a custom op's fake kernel).
     Returns "" or why the hook could not be installed (then jobs get no deps)."""
@@ -93,7 +93,7 @@ def _install_dynamo_hook() -> str:
 
 # torch.onnx's stages after the capture: they decompose, translate and optimise a graph of aten ops,
 # running no library code (a library's own custom-op kernels aside), and cost most of an ONNX
-# export. Pausing there is only ever an optimisation: a missing name leaves the profiler on.
+# export. Pausing there is only ever an optimisation: a missing name leaves the recording on.
 _ONNX_QUIET = (
     ("torch.onnx._internal.exporter._core", None, "_prepare_exported_program_for_export"),
     ("torch.onnx._internal.exporter._core", None, "_exported_program_to_onnx_program"),
@@ -137,8 +137,23 @@ def _pause_in_onnx_internals() -> None:
 
 
 def prepare_recording() -> None:
-    """Install what recording needs before any job's clock starts (the Dynamo hook)."""
+    """Install what recording needs before any job's clock starts (the Dynamo hook, the frame
+    hook's build)."""
     _install_dynamo_hook()
+    native.frames()
+
+
+# What the frame hook keeps: ``keep(filename)`` decides once per file (None: every code object).
+# The worker narrows it to the surveyed library and the registries, the only code a job's deps
+# and sources are made of (deps/index.py ``LibraryIndex.deps``, job.py ``_sources``).
+_scope: dict[str, Any] = {"keep": None, "decided": {}}
+
+
+def record_only(keep: Callable[[str], bool] | None) -> None:
+    """Record only code objects whose ``co_filename`` satisfies ``keep`` (None: all of them).
+    Narrowing never changes a job's deps as long as ``keep`` admits every file they are read from."""
+    _scope["keep"] = keep
+    _scope["decided"] = {}
 
 
 
@@ -161,8 +176,14 @@ def _add_code(codes: set[Any], code: types.CodeType) -> None:
 
 
 class Recorder:
-    """The code objects a job enters: a C-level profiler (calls only) on this thread, a Python
-    profile function on threads started meanwhile, and Dynamo's translated code.
+    """The code objects a job enters, and Dynamo's translated code.
+
+    Two mechanisms record the same code objects (``deps/native.py`` says which this process uses):
+    - the frame hook (``_frames.c``, PEP 523): every Python frame the interpreter evaluates, on
+      every thread, filtered by ``record_only``'s predicate; about the cost of one dict lookup per
+      frame, where a profile function puts the interpreter in tracing mode;
+    - cProfile (calls only) on this thread and a Python profile function on threads started
+      meanwhile, where the hook cannot be built.
 
     ``start()`` / ``stop()`` bracket one window; several windows add up. ``problem`` says why the
     recording is incomplete ("" when it is complete).
@@ -172,16 +193,22 @@ class Recorder:
         self.codes: set[types.CodeType] = set()
         self.dynamo_codes: set[types.CodeType] = set()
         self.problem = ""
+        self._window: str | None = None  # "frames" or "cprofile" while a window is open
         self._profiler: cProfile.Profile | None = None
         self._paused = 0
         self._thread_codes: set[types.CodeType] = set()
 
     def start(self) -> None:
-        if self._profiler is not None:
+        if self._window is not None:
             return
         why = _install_dynamo_hook()
         if why and not self.problem:
             self.problem = why
+        hook = native.frames()
+        if hook is not None and hook.start(_scope["decided"], _scope["keep"]):
+            self._window = "frames"
+            _active_recorders.append(self)
+            return
         if sys.getprofile() is not None and not self.problem:
             self.problem = "another profiler was active when the job started"
         profiler = cProfile.Profile(builtins=False, subcalls=False)
@@ -194,49 +221,68 @@ class Recorder:
         self._previous_thread_profile = threading.getprofile()
         threading.setprofile(thread_profile)
         _active_recorders.append(self)
+        self._window = "cprofile"
         self._profiler = profiler
         profiler.enable()
 
     def pause(self) -> None:
-        """Stop profiling until ``resume`` (nested pauses count)."""
-        if self._profiler is None:
+        """Stop recording this thread until ``resume`` (nested pauses count)."""
+        if self._window is None:
             return
         self._paused += 1
         if self._paused == 1:
+            if self._window == "frames":
+                native.frames().pause()
+                return
             if sys.getprofile() is not self._profiler and not self.problem:
                 self.problem = "the job replaced the profiler that records the code it runs"
-            self._profiler.disable()
+            self._profiler.disable()  # type: ignore[union-attr]
 
-    @property
-    def profiler(self) -> Any:
-        """The profiler of the running window (None outside ``start``/``stop``)."""
-        return self._profiler
+    def accounts_for(self, profile: Any) -> bool:
+        """Whether ``profile`` (``sys.getprofile()`` on this thread) is what this recorder's open
+        window leaves there: its own profiler, or nothing when the frame hook records."""
+        if self._window == "frames":
+            return profile is None
+        return self._window is not None and profile is not None and profile is self._profiler
 
     @property
     def paused(self) -> bool:
         return self._paused > 0
 
     def resume(self) -> None:
-        if self._profiler is None or self._paused == 0:
+        if self._window is None or self._paused == 0:
             return
         self._paused -= 1
         if self._paused == 0:
-            self._profiler.enable()
+            if self._window == "frames":
+                native.frames().resume()
+            else:
+                self._profiler.enable()  # type: ignore[union-attr]
 
     def stop(self) -> None:
-        profiler = self._profiler
-        if profiler is None:
+        window = self._window
+        if window is None:
             return
-        displaced = self._paused == 0 and sys.getprofile() is not profiler
-        self._paused = 0
-        profiler.disable()
-        threading.setprofile(self._previous_thread_profile)  # type: ignore[arg-type]
         if self in _active_recorders:
             _active_recorders.remove(self)
+        self._window = None
+        if window == "frames":
+            self._paused = 0
+            codes, intact = native.frames().stop()
+            if not intact and not self.problem:
+                self.problem = "the job replaced the frame-evaluation hook that records the code it runs"
+            for code in codes:
+                _add_code(self.codes, code)
+            return
+        profiler = self._profiler
+        displaced = self._paused == 0 and sys.getprofile() is not profiler
+        self._paused = 0
+        profiler.disable()  # type: ignore[union-attr]
+        threading.setprofile(self._previous_thread_profile)  # type: ignore[arg-type]
         self._profiler = None
         if displaced and not self.problem:
             self.problem = "the job replaced the profiler that records the code it runs"
-        for entry in profiler.getstats():
+        for entry in profiler.getstats():  # type: ignore[union-attr]
             # a code object, or a builtin's label (a str)
             if isinstance(entry.code, types.CodeType):
                 _add_code(self.codes, entry.code)

@@ -94,7 +94,9 @@ def common_harness_files() -> list[tuple[str, str]]:
     # re-probes nothing. public_names.py is common harness code: a job that builds a lazy target
     # checks the built object's public name (case.materialize). The case toolkit is case code: what
     # its wrappers do and the inputs it makes are in each case's fingerprint (opsweep/fingerprint.py).
-    files = py_files(_root(), exclude=("toolkit", "harvest", "coverage.py", "repro.py", "standalone.py"))
+    # The C source of the recorder's frame hook (deps/_frames.c) runs in every job like a module.
+    files = py_files(_root(), exclude=("toolkit", "harvest", "coverage.py", "repro.py", "standalone.py"),
+                     suffixes=(".py", ".c"))
     return [(rel, path) for rel, path in files if rel not in own]
 
 
