@@ -91,12 +91,14 @@ def main() -> int:
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--results-out", help="keep the frame hook's results text here (for bench_floor.py --harness-from)")
+    parser.add_argument("--inductor-cache", help="the inductor cache to use and keep (default: a scratch one, removed); "
+                                                 "give bench_floor.py the same as TORCHINDUCTOR_CACHE_DIR to compare warm with warm")
     parser.add_argument("--binary", default=os.environ.get("OPSWEEP_BINARY", os.path.join(ROOT, "build", "tests", "opsweep")))
     args = parser.parse_args()
     cases = step_cases(args.jobs_from, args.step)
     scratch = tempfile.mkdtemp(prefix="bench-recorder-")
-    cache = os.path.join(scratch, "inductor-cache")
-    os.makedirs(cache)
+    cache = os.path.abspath(args.inductor_cache) if args.inductor_cache else os.path.join(scratch, "inductor-cache")
+    os.makedirs(cache, exist_ok=True)
     folders = {}
     for name in ("warm-up", *MECHANISMS):
         folder = os.path.join(scratch, name.replace(" ", "-"))

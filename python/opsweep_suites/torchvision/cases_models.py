@@ -12,7 +12,13 @@ downsampling has something left; the temporal size from ``meta["min_temporal_siz
 - video: one clip [1, 3, T, H, W];
 - optical flow: two frames through ``FlowPair`` (two refinement steps).
 The networks are random (no weights): the survey asks whether the architecture captures, exports
-and runs like eager, which does not depend on trained values."""
+and runs like eager, which does not depend on trained values.
+
+Outputs are compared at atol 1e-3 and rtol 1e-3 (``MODEL_TOLERANCE``), not the default 2e-4 / 1e-3:
+a float32 output after tens to a hundred random layers carries that much accumulated rounding
+whichever engine computes it (measured: ``deeplabv3_resnet101`` in onnxruntime, 1 of 86,016 elements
+off by 6.1e-4; OpenVINO, 10 elements by up to 9.8e-4), while a capture that computes something
+else is off by orders of magnitude more."""
 
 from __future__ import annotations
 
@@ -63,6 +69,8 @@ def _build_flow(name: str):
     return Built(M.get_model_builder(name), FlowPair(M.get_model(name, weights=None)))
 
 
+MODEL_TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
+
 CASES = []
 for i, name in enumerate(M.list_models()):
     builder = M.get_model_builder(name)
@@ -94,4 +102,4 @@ for i, name in enumerate(M.list_models()):
     else:  # optical flow: frames a multiple of 8 and large enough for RAFT's pyramid
         target = lazy(_build_flow, name, surveys=builder)
         inputs = [rand(1, 3, 128, 128, seed=seed), rand(1, 3, 128, 128, seed=seed + 1000)]
-    CASES.append(case(name, group, target, inputs, tags=("model",)))
+    CASES.append(case(name, group, target, inputs, tags=("model",), **MODEL_TOLERANCE))
