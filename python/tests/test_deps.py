@@ -640,6 +640,16 @@ def depfix_cprofile_run(tmp_path_factory):
                         extra_env={"OPSWEEP_RECORDER": "cprofile"})
 
 
+def run_probe(script: Any) -> list[str]:
+    """Run a probe script in a fresh interpreter with this checkout's harness and the default
+    recorder; its last line's fields, split on '|'."""
+    env = {k: v for k, v in os.environ.items() if k != "OPSWEEP_RECORDER"}
+    env["PYTHONPATH"] = PYTHON_DIR
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return [p.strip() for p in out.stdout.strip().splitlines()[-1].split("|")]
+
+
 def test_the_worker_records_with_the_frame_hook(depfix_run):
     assert "recorder: frame hook (PEP 523)" in depfix_run["log"]
 
@@ -681,11 +691,7 @@ def test_the_hook_records_library_code_run_eagerly_at_a_graph_break_and_is_given
         "print(native.mechanism(), '|', r.problem, '|', inside, '|', native.frames().is_installed(), '|',\n"
         "      ' '.join(sorted(c.co_name for c in r.all_codes())))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OPSWEEP_RECORDER"}
-    env["PYTHONPATH"] = PYTHON_DIR
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0, out.stderr
-    mechanism, problem, inside, after, names = [p.strip() for p in out.stdout.strip().splitlines()[-1].split("|")]
+    mechanism, problem, inside, after, names = run_probe(script)
     assert mechanism == "frame hook (PEP 523)"
     assert problem == ""
     assert inside == "True" and after == "False"  # ours during the window, the default after it
@@ -713,11 +719,7 @@ def test_a_frame_function_that_does_not_hand_frames_on_is_a_problem_and_the_next
         "    window = second._window\n"
         "print(native.mechanism(), '|', first.problem, '|', window, '|', second.problem)\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OPSWEEP_RECORDER"}
-    env["PYTHONPATH"] = PYTHON_DIR
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0, out.stderr
-    mechanism, first, window, second = [p.strip() for p in out.stdout.strip().splitlines()[-1].split("|")]
+    mechanism, first, window, second = run_probe(script)
     assert mechanism == "frame hook (PEP 523)"
     assert first == "the job replaced the frame-evaluation hook that records the code it runs"
     assert window == "cprofile" and second == ""
