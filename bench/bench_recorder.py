@@ -4,7 +4,8 @@ hook (deps/native.py, the default) and with cProfile (``OPSWEEP_RECORDER=cprofil
 and the recorder opsweep used before the hook).
 
     PYTHONPATH=python python3 bench/bench_recorder.py --jobs-from docs/bench/refresh-amd-s28.json \
-        --step rgb_to_grayscale [--paths export,compile,onnx] [-j 2] [--json FILE] [--results-out FILE]
+        --step rgb_to_grayscale [--paths export,compile,onnx] [--limit N] [-j 2] [--json FILE] \
+        [--results-out FILE] [--inductor-cache DIR]
 
 Each mechanism surveys the step's cases on the chosen paths into a database of its own, both
 sharing one inductor cache. A first run (cProfile) fills that cache and is not counted; then the
@@ -88,6 +89,7 @@ def main() -> int:
     parser.add_argument("--jobs-from", required=True, help="a refresh bench's JSON (docs/bench/refresh-*.json)")
     parser.add_argument("--step", required=True, help="a substring of the step whose jobs to run")
     parser.add_argument("--paths", default="export,compile,onnx")
+    parser.add_argument("--limit", type=int, default=0, help="only the step's first N cases")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--results-out", help="keep the frame hook's results text here (for bench_floor.py --harness-from)")
@@ -96,6 +98,8 @@ def main() -> int:
     parser.add_argument("--binary", default=os.environ.get("OPSWEEP_BINARY", os.path.join(ROOT, "build", "tests", "opsweep")))
     args = parser.parse_args()
     cases = step_cases(args.jobs_from, args.step)
+    if args.limit > 0:
+        cases = cases[:args.limit]
     scratch = tempfile.mkdtemp(prefix="bench-recorder-")
     cache = os.path.abspath(args.inductor_cache) if args.inductor_cache else os.path.join(scratch, "inductor-cache")
     os.makedirs(cache, exist_ok=True)
