@@ -723,3 +723,21 @@ def test_a_frame_function_that_does_not_hand_frames_on_is_a_problem_and_the_next
     assert mechanism == "frame hook (PEP 523)"
     assert first == "the job replaced the frame-evaluation hook that records the code it runs"
     assert window == "cprofile" and second == ""
+
+
+@pytest.mark.parametrize("compiler, want", [
+    ("", "frame hook (PEP 523)"),
+    ("false", "cProfile (the C compiler failed: no message)"),
+])
+def test_the_hook_is_built_on_first_use_or_the_recorder_falls_back(tmp_path, compiler, want):
+    # a fresh cache folder: the hook is compiled there (or the compiler's failure names the fallback)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPSWEEP_RECORDER", "CC")}
+    env.update({"PYTHONPATH": PYTHON_DIR, "OPSWEEP_NATIVE_DIR": str(tmp_path / "native")})
+    if compiler:
+        env["CC"] = compiler
+    out = subprocess.run([sys.executable, "-c", "from opsweep.deps import native; print(native.mechanism())"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == want
+    built = [p.name for p in (tmp_path / "native").iterdir()] if (tmp_path / "native").exists() else []
+    assert (len(built) == 1 and built[0].startswith("_opsweep_frames-")) if not compiler else built == []
