@@ -20,6 +20,7 @@ BENCHES = {
     "bench_floor.py": [sys.executable],
     "bench_history.py": [sys.executable],
     "bench_plan_memory.py": [sys.executable],
+    "bench_recorder.py": [sys.executable],
     "bench_refresh.py": [sys.executable],
     "bench_runtimes.py": [sys.executable],
     "bench_utilisation.sh": ["bash"],
